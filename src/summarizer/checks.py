@@ -1,0 +1,121 @@
+"""The rules every summary meets, whoever wrote it: the model, an editor or an import.
+
+Hard limits reject clearly broken text (no Chinese at all, several lines, far
+too short or long, an unknown field, no tags).  Style preferences only warn:
+they are the prompt's job and the reviewer's, not grounds for rejection.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from .config import Settings, TagSettings
+
+MIN_CHARS = 40
+MAX_CHARS = 600
+STYLE_MIN_CHARS = 90
+STYLE_MAX_CHARS = 360
+STYLE_MIN_CJK_SHARE = 0.25
+MAX_TAGS = 5
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LETTER_OR_CJK = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_PREAMBLE = re.compile(r"^\s*(摘要|总结|概要|中文摘要|Summary)\s*[:：]")
+_MARKDOWN_BLOCK = re.compile(r"^\s*(#{1,6}\s|[-*+]\s|\d+\.\s|>)")
+
+
+class SummaryRejected(ValueError):
+    """The text breaks a hard limit; ``problems`` says which, in words for the model or the editor."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("; ".join(problems))
+
+
+@dataclass
+class CheckedSummary:
+    summary: str
+    tags: list[str]
+    field: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def cjk_share(text: str) -> float:
+    """Chinese characters among letters and Chinese characters."""
+    letters = _LETTER_OR_CJK.findall(text)
+    if not letters:
+        return 0.0
+    return sum(1 for ch in letters if _CJK.match(ch)) / len(letters)
+
+
+def summary_problems(text: str) -> list[str]:
+    problems = []
+    if not text:
+        return ["the summary is empty"]
+    if not _CJK.search(text):
+        problems.append("the summary has no Chinese: write it in Chinese, keeping technical terms in English")
+    if "\n" in text or "\r" in text:
+        problems.append("the summary has line breaks: it must be one paragraph on one line")
+    if len(text) < MIN_CHARS:
+        problems.append(f"the summary is too short ({len(text)} characters; at least {MIN_CHARS})")
+    if len(text) > MAX_CHARS:
+        problems.append(f"the summary is too long ({len(text)} characters; at most {MAX_CHARS})")
+    return problems
+
+
+def summary_warnings(text: str) -> list[str]:
+    warnings = []
+    if not STYLE_MIN_CHARS <= len(text) <= STYLE_MAX_CHARS:
+        warnings.append(f"length {len(text)} outside {STYLE_MIN_CHARS}-{STYLE_MAX_CHARS}")
+    if _CJK.search(text) and cjk_share(text) < STYLE_MIN_CJK_SHARE:
+        warnings.append(f"little Chinese ({cjk_share(text):.0%})")
+    if _PREAMBLE.match(text):
+        warnings.append("starts with a preamble like 摘要：")
+    if _MARKDOWN_BLOCK.match(text):
+        warnings.append("starts like a heading or list item")
+    return warnings
+
+
+def normalize_tag(tag: str, tags: TagSettings) -> str:
+    tag = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", tag)).strip()
+    key = tag.casefold()
+    aliases = {unicodedata.normalize("NFKC", k).strip().casefold(): v for k, v in tags.aliases.items()}
+    if key in aliases:
+        return aliases[key]
+    for word in tags.vocabulary:
+        if word.casefold() == key:
+            return word
+    return tag
+
+
+def normalize_tags(raw: list[str], tags: TagSettings) -> list[str]:
+    """NFKC, trimmed, aliases resolved case-insensitively, duplicates dropped (first kept)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for item in raw:
+        tag = normalize_tag(item, tags)
+        if tag and tag.casefold() not in seen:
+            seen.add(tag.casefold())
+            out.append(tag)
+    return out
+
+
+def check_summary(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
+    """Normalise and check one summary; raise SummaryRejected listing every hard problem."""
+    summary = summary.strip()
+    problems = summary_problems(summary)
+    clean_tags = normalize_tags(tags, settings.tags)
+    if not clean_tags:
+        problems.append("give 1 to 5 topic tags")
+    if settings.field(field_id) is None:
+        known = ", ".join(settings.field_ids())
+        problems.append(f"unknown field {field_id!r}: choose one of {known}")
+    if problems:
+        raise SummaryRejected(problems)
+    warnings = summary_warnings(summary)
+    if len(clean_tags) > MAX_TAGS:
+        warnings.append(f"{len(clean_tags)} tags, kept the first {MAX_TAGS}")
+        clean_tags = clean_tags[:MAX_TAGS]
+    return CheckedSummary(summary=summary, tags=clean_tags, field=field_id, warnings=warnings)

@@ -1,0 +1,356 @@
+"""The command line: parses arguments, calls the stages, turns errors into one line and an exit code.
+
+Exit codes: 0 all done; 1 some papers failed (the rest is saved, the
+failures are listed with reasons); 2 a usage or configuration error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from . import console
+from .config import Settings, load_settings
+from .errors import SummarizerError, UsageError
+from .store import Store
+
+
+class Context:
+    """Settings are loaded on first use, so ``--help`` works without a config file."""
+
+    def __init__(self, config_path: str | None):
+        self.config_path = config_path
+        self._settings: Settings | None = None
+
+    @property
+    def settings(self) -> Settings:
+        if self._settings is None:
+            self._settings = load_settings(self.config_path)
+        return self._settings
+
+    @property
+    def store(self) -> Store:
+        return Store(self.settings.outputs_dir)
+
+
+pass_ctx = click.make_pass_decorator(Context)
+
+
+def split_ref(ref: str) -> tuple[str, str]:
+    venue, sep, paper = ref.partition("/")
+    if not sep or not venue or not paper:
+        raise UsageError(f"expected VENUE/ID, got {ref!r} (e.g. ICML2026/2501.12948)")
+    return venue, paper
+
+
+def finish(ok: bool) -> None:
+    if not ok:
+        sys.exit(1)
+
+
+COMMAND_SURFACE = """\b
+Commands at a glance:
+  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force]
+  run VENUE [--limit N]               regen VENUE/ID [--feedback TEXT]
+  review list VENUE [--status draft|approved|rejected]
+  review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
+  review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
+  build [VENUE...] [--drafts]         import FILE.jsonl     export VENUE [-o FILE]
+  status [VENUE] [--json]             demo
+
+\b
+Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
+Set SUMMARIZER_DEBUG=1 to see tracebacks."""
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=COMMAND_SURFACE,
+)
+@click.option(
+    "--config",
+    "config_path",
+    metavar="PATH",
+    help="Config file (default: $SUMMARIZER_CONFIG, else ./config.yaml).",
+)
+@click.version_option(package_name="summarizer")
+@click.pass_context
+def cli(ctx: click.Context, config_path: str | None) -> None:
+    """Turn a conference's accepted papers into Chinese digest pages.
+
+    Batch-generate a venue (run), regenerate one summary (regen), review
+    drafts before publishing (review, build).
+    """
+    ctx.obj = Context(config_path)
+
+
+# -- pipeline ---------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("venue")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers of the list.")
+@pass_ctx
+def fetch(c: Context, venue: str, limit: int | None) -> None:
+    """Read the venue's list, fetch arXiv metadata and PDFs, extract the text."""
+    from .sources import fetch_venue
+
+    settings = c.settings
+    settings.venue(venue)
+    with c.store.lock(venue):
+        report = fetch_venue(settings, c.store, venue, limit=limit)
+    console.print_report(report)
+    finish(report.ok)
+
+
+@cli.command()
+@click.argument("venue")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
+@click.option("--force", is_flag=True, help="Ignore the cache and re-summarise drafts and rejected papers.")
+@pass_ctx
+def summarize(c: Context, venue: str, limit: int | None, force: bool) -> None:
+    """Write a draft summary for every fetched paper that has none."""
+    from .summarize import summarize_venue
+
+    settings = c.settings
+    settings.venue(venue)
+    with c.store.lock(venue):
+        report = summarize_venue(settings, c.store, venue, limit=limit, force=force)
+    console.print_report(report)
+    finish(report.ok)
+
+
+@cli.command()
+@click.argument("venue")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
+@pass_ctx
+def run(c: Context, venue: str, limit: int | None) -> None:
+    """fetch + summarize + build --drafts: a venue from its list to a preview site."""
+    from .pipeline import run_venue
+
+    settings = c.settings
+    settings.venue(venue)
+    with c.store.lock(venue):
+        ok = run_venue(settings, c.store, venue, limit=limit)
+    finish(ok)
+
+
+@cli.command()
+@click.argument("ref", metavar="VENUE/ID")
+@click.option("--feedback", help="What to change, in words for the model (审稿意见).")
+@pass_ctx
+def regen(c: Context, ref: str, feedback: str | None) -> None:
+    """Regenerate one summary with a fresh model call; the result waits as a draft."""
+    from .review import regenerate
+
+    venue, paper = split_ref(ref)
+    c.settings.venue(venue)
+    with c.store.lock(venue):
+        regenerate(c.settings, c.store, venue, paper, feedback=feedback)
+
+
+# -- review -----------------------------------------------------------------
+
+
+@cli.group()
+def review() -> None:
+    """Review drafts: list, show, approve, reject, edit."""
+
+
+@review.command("list")
+@click.argument("venue")
+@click.option("--status", type=click.Choice(["draft", "approved", "rejected"]), help="Only papers in this state.")
+@pass_ctx
+def review_list(c: Context, venue: str, status: str | None) -> None:
+    """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
+    from .review import list_papers
+
+    c.settings.venue(venue)
+    list_papers(c.settings, c.store, venue, status=status)
+
+
+@review.command("show")
+@click.argument("ref", metavar="VENUE/ID")
+@pass_ctx
+def review_show(c: Context, ref: str) -> None:
+    """Title, link, abstract and summary side by side, tags, field and history."""
+    from .review import show_paper
+
+    venue, paper = split_ref(ref)
+    c.settings.venue(venue)
+    show_paper(c.settings, c.store, venue, paper)
+
+
+@review.command("approve")
+@click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
+@click.option("--all", "approve_all", is_flag=True, help="Approve every paper of VENUE that waits for review.")
+@pass_ctx
+def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
+    """Approve summaries for publishing."""
+    from .review import approve
+
+    if approve_all:
+        if len(refs) != 1 or "/" in refs[0]:
+            raise UsageError("with --all give one VENUE: summarizer review approve ICML2026 --all")
+        venue = refs[0]
+        c.settings.venue(venue)
+        with c.store.lock(venue):
+            approve(c.settings, c.store, venue, None)
+        return
+    by_venue: dict[str, list[str]] = {}
+    for ref in refs:
+        venue, paper = split_ref(ref)
+        by_venue.setdefault(venue, []).append(paper)
+    for venue, papers in by_venue.items():
+        c.settings.venue(venue)
+        with c.store.lock(venue):
+            approve(c.settings, c.store, venue, papers)
+
+
+@review.command("reject")
+@click.argument("ref", metavar="VENUE/ID")
+@click.option("--note", required=True, help="Why: kept in the record for the next editor.")
+@pass_ctx
+def review_reject(c: Context, ref: str, note: str) -> None:
+    """Reject a paper: it is left off the site and skipped by summarize."""
+    from .review import reject
+
+    venue, paper = split_ref(ref)
+    c.settings.venue(venue)
+    with c.store.lock(venue):
+        reject(c.settings, c.store, venue, paper, note=note)
+
+
+@review.command("edit")
+@click.argument("ref", metavar="VENUE/ID")
+@click.option("--summary", help="The new summary text.")
+@click.option("--tags", help="Comma-separated tags, e.g. LLM,推理.")
+@click.option("--field", "field_id", help="A field id from config.yaml.")
+@pass_ctx
+def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, field_id: str | None) -> None:
+    """Edit a summary (a new version by a human); with no flags, opens $EDITOR."""
+    from .review import edit
+
+    venue, paper = split_ref(ref)
+    c.settings.venue(venue)
+    tag_list = [t for t in (s.strip() for s in tags.split(",")) if t] if tags is not None else None
+    with c.store.lock(venue):
+        edit(c.settings, c.store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+
+
+# -- site, exchange, status ---------------------------------------------------
+
+
+@cli.command()
+@click.argument("venues", nargs=-1)
+@click.option("--drafts", is_flag=True, help="Build the preview (outputs/preview/) from every non-rejected paper.")
+@pass_ctx
+def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
+    """Write the site (approved summaries only) as MkDocs pages."""
+    from .site import build_site
+
+    for venue in venues:
+        c.settings.venue(venue)
+    report = build_site(c.settings, c.store, list(venues) or None, drafts=drafts)
+    report.print()
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@pass_ctx
+def import_(c: Context, file: Path) -> None:
+    """Import summaries from a JSONL file (one paper a line); all or nothing."""
+    from .exchange import import_jsonl
+
+    result = import_jsonl(file, c.settings, c.store)
+    console.info(f"import {file}: {result.line()}")
+
+
+@cli.command()
+@click.argument("venue")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write to FILE, not stdout.")
+@pass_ctx
+def export(c: Context, venue: str, output: Path | None) -> None:
+    """Write the venue's summaries as JSONL (the import format), sorted by id."""
+    from .exchange import export_jsonl
+    from .fsutil import atomic_write_text
+
+    c.settings.venue(venue)
+    if output is None:
+        written, skipped = export_jsonl(venue, c.store, sys.stdout)
+    else:
+        import io
+
+        buffer = io.StringIO()
+        written, skipped = export_jsonl(venue, c.store, buffer)
+        atomic_write_text(output, buffer.getvalue())
+    skipped_note = f" ({skipped} without a summary left out)" if skipped else ""
+    console.info(f"exported {written} papers of {venue}{skipped_note}")
+
+
+@cli.command()
+@click.argument("venue", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@pass_ctx
+def status(c: Context, venue: str | None, as_json: bool) -> None:
+    """Counts by stage and review status, failures with reasons, tokens and cost."""
+    from .status import all_status, venue_status
+
+    if venue is not None:
+        c.settings.venue(venue)
+        data: Any = venue_status(venue, c.store.records(venue))
+    else:
+        data = all_status(c.settings, c.store)
+    if as_json:
+        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        from .status import print_status
+
+        print_status(data if isinstance(data, list) else [data])
+
+
+@cli.command()
+def demo() -> None:
+    """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
+    from .demo import run_demo
+
+    run_demo()
+
+
+# -- entry point ------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    debug = os.environ.get("SUMMARIZER_DEBUG") == "1"
+    try:
+        cli.main(args=argv, prog_name="summarizer", standalone_mode=False)
+    except click.exceptions.Abort:
+        console.err.print("aborted")
+        return 130
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code or 0)
+    except SummarizerError as exc:
+        if debug:
+            raise
+        console.err.print(f"[red]error:[/red] {console.escape(str(exc))}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        if debug:
+            raise
+        console.err.print("interrupted: finished papers are saved; run the same command again to resume")
+        return 130
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,281 @@
+"""Settings: config.yaml loaded into pydantic models.
+
+Every section but ``venues`` and ``fields`` has defaults, so a minimal file
+works.  Relative paths resolve against the folder of the config file.  Any
+mistake (unknown key, wrong type, missing file) becomes a ``ConfigError``
+naming the file and the key path, e.g. ``llm.max_concurency: unknown key``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from .errors import ConfigError, MissingAPIKeyError, UsageError
+
+CONFIG_ENV = "SUMMARIZER_CONFIG"
+DEFAULT_CONFIG_NAME = "config.yaml"
+
+# Venue and field ids become folder names in outputs/ and on the site.
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+
+
+def _check_safe_id(value: str) -> str:
+    if not SAFE_ID.match(value):
+        raise ValueError("use letters, digits, '.', '_' or '-' (it names a folder)")
+    return value
+
+
+SafeId = Annotated[str, AfterValidator(_check_safe_id)]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class Price(_Section):
+    input: float = Field(0.15, ge=0)
+    output: float = Field(0.60, ge=0)
+
+
+class LLMSettings(_Section):
+    base_url: str = "https://api.openai.com/v1"
+    api_key_env: str = "OPENAI_API_KEY"
+    model: str = "gpt-4o-mini"
+    temperature: float = Field(0.2, ge=0, le=2)
+    structured_output: Literal["auto", "json_schema", "json_object"] = "auto"
+    max_concurrency: int = Field(8, ge=1, le=256)
+    requests_per_minute: int = Field(500, ge=1)
+    tokens_per_minute: int = Field(200_000, ge=1)
+    timeout_s: float = Field(120, gt=0)
+    max_attempts: int = Field(4, ge=1, le=20)
+    input_token_budget: int = Field(6000, ge=500)
+    max_output_tokens: int = Field(1024, ge=64)
+    price_per_million: Price = Field(default_factory=Price)
+
+    def api_key(self) -> str:
+        """The key, read from the environment only when a call needs it."""
+        key = os.environ.get(self.api_key_env, "").strip()
+        if not key:
+            raise MissingAPIKeyError(self.api_key_env)
+        return key
+
+
+class ArxivSettings(_Section):
+    api_url: str = "https://export.arxiv.org/api/query"
+    delay_s: float = Field(3, ge=0)
+    pdf_concurrency: int = Field(2, ge=1, le=32)
+    max_pdf_mb: float = Field(50, gt=0)
+    timeout_s: float = Field(60, gt=0)
+
+
+class HotTopics(_Section):
+    top_k: int = Field(3, ge=0)
+    min_count: int = Field(2, ge=1)
+
+
+class SiteSettings(_Section):
+    title: str = "论文解读"
+    hot_topics: HotTopics = Field(default_factory=HotTopics)
+
+
+class PathSettings(_Section):
+    cache: Path = Path("cache")
+    outputs: Path = Path("outputs")
+    prompts: Path | None = None
+
+
+class Source(_Section):
+    type: Literal["list", "arxiv_query"]
+    path: Path | None = None
+    query: str | None = None
+    max_results: int = Field(2000, ge=1, le=30000)
+
+    @model_validator(mode="after")
+    def _needs_its_argument(self) -> Source:
+        if self.type == "list" and self.path is None:
+            raise ValueError("a 'list' source needs 'path'")
+        if self.type == "arxiv_query" and not self.query:
+            raise ValueError("an 'arxiv_query' source needs 'query'")
+        return self
+
+
+class Venue(_Section):
+    id: SafeId
+    name: str = ""
+    emoji: str = ""
+    source: Source | None = None
+
+    @model_validator(mode="after")
+    def _name_defaults_to_id(self) -> Venue:
+        if not self.name:
+            self.name = self.id
+        return self
+
+
+class FieldSpec(_Section):
+    id: SafeId
+    name: str = ""
+    emoji: str = ""
+    description: str = ""
+
+    @model_validator(mode="after")
+    def _name_defaults_to_id(self) -> FieldSpec:
+        if not self.name:
+            self.name = self.id
+        return self
+
+
+class TagSettings(_Section):
+    vocabulary: list[str] = Field(default_factory=list)
+    aliases: dict[str, str] = Field(default_factory=dict)
+
+
+class Settings(_Section):
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
+    site: SiteSettings = Field(default_factory=SiteSettings)
+    paths: PathSettings = Field(default_factory=PathSettings)
+    venues: list[Venue]
+    fields: list[FieldSpec] = Field(min_length=1)
+    tags: TagSettings = Field(default_factory=TagSettings)
+
+    # Where the file came from; not a key of the file.
+    config_file: Path = Field(default=Path(DEFAULT_CONFIG_NAME), exclude=True)
+
+    @model_validator(mode="after")
+    def _ids_unique(self) -> Settings:
+        for name, items in (("venues", self.venues), ("fields", self.fields)):
+            seen: set[str] = set()
+            for item in items:
+                if item.id in seen:
+                    raise ValueError(f"{name}: id {item.id!r} appears twice")
+                seen.add(item.id)
+        return self
+
+    # -- lookups ---------------------------------------------------------
+    def venue(self, venue_id: str) -> Venue:
+        for venue in self.venues:
+            if venue.id == venue_id:
+                return venue
+        known = ", ".join(v.id for v in self.venues) or "none"
+        raise UsageError(f"unknown venue {venue_id!r} (configured: {known})")
+
+    def field_ids(self) -> list[str]:
+        return [f.id for f in self.fields]
+
+    def field(self, field_id: str) -> FieldSpec | None:
+        return next((f for f in self.fields if f.id == field_id), None)
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.paths.cache
+
+    @property
+    def outputs_dir(self) -> Path:
+        return self.paths.outputs
+
+    @property
+    def prompts_dir(self) -> Path:
+        assert self.paths.prompts is not None  # filled in by load_settings
+        return self.paths.prompts
+
+
+def shipped_prompts_dir() -> Path:
+    """The prompts/ folder shipped with the project (source tree or wheel)."""
+    here = Path(__file__).resolve().parent
+    for candidate in (here.parents[1] / "prompts", here / "prompts"):
+        if candidate.is_dir():
+            return candidate
+    return here.parents[1] / "prompts"
+
+
+def find_config_file(explicit: str | os.PathLike[str] | None) -> Path:
+    if explicit:
+        return Path(explicit)
+    from_env = os.environ.get(CONFIG_ENV)
+    if from_env:
+        return Path(from_env)
+    return Path(DEFAULT_CONFIG_NAME)
+
+
+def _key_path(loc: tuple[Any, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("function-after", "function-before") or str(part).startswith(("function-", "list[", "dict[")):
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _describe(error: Any) -> str:
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        return "unknown key"
+    if kind == "missing":
+        return "missing (required)"
+    message = str(error["msg"])
+    message = message.removeprefix("Value error, ")
+    value = error.get("input")
+    if kind not in ("value_error", "assertion_error") and not isinstance(value, (dict, list)):
+        message += f" (got {value!r})"
+    return message
+
+
+def _resolve(base: Path, path: Path) -> Path:
+    return path if path.is_absolute() else (base / path)
+
+
+def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
+    """Load and validate a config file; raise ConfigError on any problem."""
+    config_file = find_config_file(path)
+    shown = str(config_file)
+    try:
+        text = config_file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError("config file not found (use --config PATH or SUMMARIZER_CONFIG)", file=shown) from None
+    except OSError as exc:
+        raise ConfigError(f"cannot read the config file: {exc.strerror}", file=shown) from None
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "invalid YAML"
+        raise ConfigError(f"not valid YAML{where}: {problem}", file=shown) from None
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError("the top level must be a mapping of sections (llm, venues, fields, …)", file=shown)
+    try:
+        settings = Settings.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = _key_path(first["loc"]) or None
+        more = len(exc.errors()) - 1
+        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+        raise ConfigError(_describe(first) + suffix, file=shown, key=key) from None
+
+    base = config_file.resolve().parent
+    settings.config_file = config_file.resolve()
+    settings.paths.cache = _resolve(base, settings.paths.cache)
+    settings.paths.outputs = _resolve(base, settings.paths.outputs)
+    settings.paths.prompts = _resolve(base, settings.paths.prompts) if settings.paths.prompts else shipped_prompts_dir()
+    if not settings.paths.prompts.is_dir():
+        raise ConfigError(f"prompts folder not found: {settings.paths.prompts}", file=shown, key="paths.prompts")
+    for i, venue in enumerate(settings.venues):
+        if venue.source and venue.source.path is not None:
+            venue.source.path = _resolve(base, venue.source.path)
+            if not venue.source.path.is_file():
+                raise ConfigError(
+                    f"venue list not found: {venue.source.path}", file=shown, key=f"venues[{i}].source.path"
+                )
+    return settings

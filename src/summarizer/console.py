@@ -1,0 +1,108 @@
+"""What a person sees on the terminal: progress bars, stage reports, messages.
+
+Messages and progress go to stderr; data (export, ``status --json``) goes to
+stdout, so pipes stay clean.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from .store import Usage
+
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+out = Console(highlight=False, soft_wrap=True)
+
+
+@dataclass
+class StageReport:
+    """The outcome of one stage over one venue: counts in display order and the failures."""
+
+    stage: str
+    venue: str
+    counts: dict[str, int] = field(default_factory=dict)
+    failures: list[tuple[str, str]] = field(default_factory=list)  # (paper id, reason)
+    usage: Usage | None = None
+
+    def count(self, key: str, by: int = 1) -> None:
+        self.counts[key] = self.counts.get(key, 0) + by
+
+    def fail(self, paper_id: str, reason: str) -> None:
+        self.failures.append((paper_id, reason))
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+    def summary_line(self) -> str:
+        parts = [f"{n} {key}" for key, n in self.counts.items()]
+        if "failed" not in self.counts:
+            parts.append(f"{len(self.failures)} failed")
+        return ", ".join(parts)
+
+
+def usage_line(usage: Usage) -> str:
+    return (
+        f"{usage.llm_calls} model calls, {usage.prompt_tokens:,} prompt + "
+        f"{usage.completion_tokens:,} completion tokens, ${usage.cost_usd:.4f}"
+    )
+
+
+def print_report(report: StageReport) -> None:
+    style = "green" if report.ok else "yellow"
+    err.print(f"[{style}]{report.stage} {escape(report.venue)}: {escape(report.summary_line())}[/{style}]")
+    if report.usage is not None and report.usage.llm_calls:
+        err.print(f"  usage: {usage_line(report.usage)}")
+    if report.failures:
+        err.print("[yellow]failures:[/yellow]")
+        for paper_id, reason in sorted(report.failures):
+            err.print(f"  {escape(paper_id)}: {escape(reason)}")
+
+
+def info(message: str) -> None:
+    err.print(escape(message))
+
+
+def warn(message: str) -> None:
+    err.print(f"[yellow]{escape(message)}[/yellow]")
+
+
+@contextmanager
+def progress(description: str, total: int) -> Iterator[ProgressBar]:
+    """A progress bar on stderr; silent when stderr is not a terminal or SUMMARIZER_NO_PROGRESS is set."""
+    disable = not err.is_terminal or bool(os.environ.get("SUMMARIZER_NO_PROGRESS"))
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[note]}"),
+        TimeElapsedColumn(),
+        console=err,
+        disable=disable,
+        transient=False,
+    )
+    with bar:
+        task = bar.add_task(description, total=total, note="")
+        yield ProgressBar(bar, task)
+
+
+class ProgressBar:
+    def __init__(self, bar: Progress, task: object):
+        self._bar = bar
+        self._task = task
+
+    def advance(self, note: str | None = None) -> None:
+        if note is None:
+            self._bar.advance(self._task)  # type: ignore[arg-type]
+        else:
+            self._bar.update(self._task, advance=1, note=escape(note))  # type: ignore[arg-type]
+
+    def note(self, note: str) -> None:
+        self._bar.update(self._task, note=escape(note))  # type: ignore[arg-type]

@@ -1,0 +1,215 @@
+"""JSONL import and export: summaries written elsewhere, and summaries taken elsewhere.
+
+One paper a line::
+
+    {"venue", "title", "summary", "tags", "field", "status"?, "id"?, "url"?,
+     "arxiv_id"?, "authors"?, "abstract"?, "note"?}
+
+An import is all or nothing: every line is checked before any record is
+touched, and a bad line is reported with its number.  Importing into an
+existing record adds a version (origin ``import``) and keeps the history;
+importing the same file twice changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .checks import SummaryRejected, check_summary
+from .config import Settings
+from .errors import ImportFileError
+from .ids import is_safe_paper_id, parse_arxiv_id, paper_id
+from .store import Record, Status, Store
+
+EXPORT_KEYS = (
+    "venue", "id", "title", "summary", "tags", "field", "status",
+    "arxiv_id", "url", "authors", "abstract", "note",
+)  # fmt: skip
+
+
+class ImportLine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    venue: str
+    title: str = Field(min_length=1)
+    summary: str
+    tags: list[str]
+    field: str
+    status: Literal["draft", "approved", "rejected"] = "draft"
+    id: str | None = None
+    url: str | None = None
+    arxiv_id: str | None = None
+    authors: list[str] | None = None
+    abstract: str | None = None
+    note: str | None = None
+
+    @field_validator("title")
+    @classmethod
+    def _title_one_line(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("the title is empty")
+        return value
+
+    @field_validator("arxiv_id")
+    @classmethod
+    def _arxiv_id(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        parsed = parse_arxiv_id(value)
+        if parsed is None:
+            raise ValueError(f"not an arXiv id: {value!r}")
+        return parsed
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        if not is_safe_paper_id(value):
+            raise ValueError(f"not a usable id (letters, digits, '.', '_', '-'): {value!r}")
+        return value
+
+    def record_id(self) -> str:
+        return self.id or paper_id(arxiv_id=self.arxiv_id, title=self.title)
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+
+    def line(self) -> str:
+        return f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+
+
+def _parse_file(path: Path, settings: Settings) -> list[tuple[int, ImportLine]]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ImportFileError(str(path), 0, "file not found") from None
+    except UnicodeDecodeError:
+        raise ImportFileError(str(path), 0, "not UTF-8 text") from None
+    lines: list[tuple[int, ImportLine]] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ImportFileError(str(path), number, f"not valid JSON ({exc.msg})") from None
+        if not isinstance(data, dict):
+            raise ImportFileError(str(path), number, "each line must be a JSON object")
+        try:
+            line = ImportLine.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            key = ".".join(str(p) for p in first["loc"])
+            message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+            raise ImportFileError(str(path), number, f"{key}: {message}") from None
+        if line.venue not in {v.id for v in settings.venues}:
+            raise ImportFileError(str(path), number, f"venue: unknown venue {line.venue!r} (add it to config.yaml)")
+        try:
+            checked = check_summary(line.summary, line.tags, line.field, settings)
+        except SummaryRejected as exc:
+            raise ImportFileError(str(path), number, str(exc)) from None
+        line.summary, line.tags = checked.summary, checked.tags
+        key = (line.venue, line.record_id())
+        if key in seen:
+            raise ImportFileError(str(path), number, f"the same paper as line {seen[key]} ({key[0]}/{key[1]})")
+        seen[key] = number
+        lines.append((number, line))
+    return lines
+
+
+def _apply_metadata(record: Record, line: ImportLine) -> None:
+    record.title = line.title
+    if line.url is not None:
+        record.url = line.url or None
+    if line.arxiv_id is not None:
+        record.arxiv_id = line.arxiv_id
+    if line.authors is not None:
+        record.authors = line.authors
+    if line.abstract is not None:
+        record.abstract = line.abstract
+    if line.note is not None:
+        record.note = line.note or None
+
+
+def _apply_status(record: Record, status: Status, added_version: bool) -> None:
+    if status == "approved":
+        record.approve()
+    elif status == "rejected":
+        record.status = "rejected"
+    elif added_version and record.status != "approved":
+        # A draft never demotes an approved record: its text waits as a pending draft.
+        record.status = "draft"
+
+
+def import_jsonl(path: Path, settings: Settings, store: Store) -> ImportResult:
+    result = ImportResult()
+    for _number, line in _parse_file(path, settings):
+        pid = line.record_id()
+        existing = store.get(line.venue, pid)
+        record = existing or Record(venue=line.venue, id=pid, title=line.title)
+        _apply_metadata(record, line)
+        current = record.current
+        added = current is None or not current.same_content(line.summary, line.tags, line.field)
+        if added:
+            record.add_version(line.summary, line.tags, line.field, "import")
+        if existing is None:
+            record.status = line.status
+            if line.status == "approved":
+                record.approve()
+        else:
+            _apply_status(record, line.status, added)
+        written = store.save(record)
+        if existing is None:
+            result.created += 1
+        elif written:
+            result.updated += 1
+        else:
+            result.unchanged += 1
+    return result
+
+
+def export_line(record: Record) -> dict[str, object] | None:
+    """The import-format line for a record; None when it has no summary yet."""
+    version = record.approved or record.current
+    if version is None:
+        return None
+    values: dict[str, object] = {
+        "venue": record.venue,
+        "id": record.id,
+        "title": record.title,
+        "summary": version.summary,
+        "tags": version.tags,
+        "field": version.field,
+        "status": record.status,
+        "arxiv_id": record.arxiv_id,
+        "url": record.url or record.link,
+        "authors": record.authors,
+        "abstract": record.abstract,
+        "note": record.note,
+    }
+    return {key: values[key] for key in EXPORT_KEYS}
+
+
+def export_jsonl(venue: str, store: Store, sink: IO[str]) -> tuple[int, int]:
+    """Write the venue's records, sorted by id; returns (written, skipped without a summary)."""
+    written = skipped = 0
+    for record in store.records(venue):
+        line = export_line(record)
+        if line is None:
+            skipped += 1
+            continue
+        sink.write(json.dumps(line, ensure_ascii=False) + "\n")
+        written += 1
+    return written, skipped

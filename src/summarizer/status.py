@@ -1,0 +1,68 @@
+"""Where a venue stands: papers, fetched, summarised, by review status, failures, usage."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .config import Settings
+from .store import Record, Store, Usage
+
+
+def venue_status(venue: str, records: list[Record]) -> dict[str, Any]:
+    usage = Usage()
+    by_status = {"draft": 0, "approved": 0, "rejected": 0}
+    failed = []
+    for record in records:
+        usage.add(record.usage)
+        if record.versions:
+            by_status[record.status] += 1
+        for stage in ("fetch", "summarize"):
+            failure = record.failures.get(stage)  # type: ignore[call-overload]
+            if failure is not None:
+                failed.append({"id": record.id, "stage": stage, "reason": failure.reason})
+    return {
+        "venue": venue,
+        "papers": len(records),
+        "fetched": sum(1 for r in records if r.fetch.text_path and not r.fetch.abstract_only),
+        "summarized": sum(1 for r in records if r.versions),
+        "by_status": by_status,
+        "failed": failed,
+        "usage": {
+            "llm_calls": usage.llm_calls,
+            "prompt_tokens": usage.prompt_tokens,
+            "completion_tokens": usage.completion_tokens,
+            "cost_usd": round(usage.cost_usd, 6),
+        },
+    }
+
+
+def known_venues(settings: Settings, store: Store) -> list[str]:
+    """Configured venues in config order, then any venue found only on disk."""
+    configured = [v.id for v in settings.venues]
+    return configured + [v for v in store.venues() if v not in configured]
+
+
+def all_status(settings: Settings, store: Store) -> list[dict[str, Any]]:
+    return [venue_status(v, store.records(v)) for v in known_venues(settings, store)]
+
+
+def print_status(rows: list[dict[str, Any]]) -> None:
+    from rich.table import Table
+
+    from .console import out
+
+    table = Table(title="summarizer status")
+    for column in ("venue", "papers", "fetched", "summarized", "draft", "approved", "rejected", "failed", "calls", "tokens", "cost"):
+        table.add_column(column, justify="left" if column == "venue" else "right")
+    for row in rows:
+        usage = row["usage"]
+        table.add_row(
+            row["venue"], str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
+            str(row["by_status"]["draft"]), str(row["by_status"]["approved"]), str(row["by_status"]["rejected"]),
+            str(len(row["failed"])), str(usage["llm_calls"]),
+            f"{usage['prompt_tokens'] + usage['completion_tokens']:,}", f"${usage['cost_usd']:.4f}",
+        )  # fmt: skip
+    out.print(table)
+    for row in rows:
+        for failure in row["failed"]:
+            out.print(f"{row['venue']}/{failure['id']} [{failure['stage']}]: {failure['reason']}", markup=False)

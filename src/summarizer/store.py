@@ -1,0 +1,244 @@
+"""Records: one JSON file per paper at ``outputs/records/<VENUE>/<ID>.json``.
+
+The store owns every read and write of a record.  Writes are atomic and
+skipped when nothing changed, so re-running a stage leaves files untouched.
+A record keeps every summary version ever written; nothing is overwritten.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Literal
+
+from filelock import FileLock, Timeout
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .errors import LockedError, RecordError, UsageError
+from .fsutil import write_if_changed
+from .ids import is_safe_paper_id
+
+SCHEMA_VERSION = 1
+
+Origin = Literal["llm", "human", "import"]
+Status = Literal["draft", "approved", "rejected"]
+Stage = Literal["fetch", "summarize"]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Version(_Model):
+    number: int
+    summary: str
+    tags: list[str]
+    field: str
+    origin: Origin
+    created_at: str = Field(default_factory=now_iso)
+    model: str | None = None
+    prompt_hash: str | None = None
+    feedback: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+
+    def same_content(self, summary: str, tags: list[str], field: str) -> bool:
+        return self.summary == summary and self.tags == tags and self.field == field
+
+
+class Failure(_Model):
+    stage: Stage
+    reason: str
+    at: str = Field(default_factory=now_iso)
+    attempts: int | None = None
+    raw_output: str | None = None
+
+
+class FetchState(_Model):
+    pdf_url: str | None = None
+    pdf_sha256: str | None = None
+    text_path: str | None = None  # relative to the cache folder
+    abstract_only: bool = False  # the PDF failed: summarise from the arXiv abstract
+    fetched_at: str | None = None
+
+
+class Usage(_Model):
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    def add(self, other: Usage) -> None:
+        self.llm_calls += other.llm_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.completion_tokens += other.completion_tokens
+        self.cost_usd = round(self.cost_usd + other.cost_usd, 8)
+
+
+class Record(_Model):
+    schema_version: int = SCHEMA_VERSION
+    venue: str
+    id: str
+    title: str
+    authors: list[str] = Field(default_factory=list)
+    url: str | None = None
+    arxiv_id: str | None = None
+    abstract: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    comment: str | None = None
+    source_entry: str | None = None  # the venue-list line this paper came from
+    fetch: FetchState = Field(default_factory=FetchState)
+    failures: dict[Stage, Failure] = Field(default_factory=dict)
+    versions: list[Version] = Field(default_factory=list)
+    status: Status = "draft"
+    approved_version: int | None = None
+    note: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+    # -- versions ----------------------------------------------------------
+    @property
+    def current(self) -> Version | None:
+        """The newest version: what a reviewer sees and edits."""
+        return self.versions[-1] if self.versions else None
+
+    @property
+    def approved(self) -> Version | None:
+        if self.status != "approved" or self.approved_version is None:
+            return None
+        return self.version(self.approved_version)
+
+    def version(self, number: int) -> Version | None:
+        return next((v for v in self.versions if v.number == number), None)
+
+    @property
+    def has_pending_draft(self) -> bool:
+        """Approved, with a newer version waiting for review."""
+        current = self.current
+        return self.approved is not None and current is not None and current.number != self.approved_version
+
+    @property
+    def needs_review(self) -> bool:
+        return self.current is not None and (self.status == "draft" or self.has_pending_draft)
+
+    @property
+    def has_human_version(self) -> bool:
+        return any(v.origin == "human" for v in self.versions)
+
+    def add_version(self, summary: str, tags: list[str], field: str, origin: Origin, **extra: object) -> Version:
+        version = Version(
+            number=(self.versions[-1].number + 1) if self.versions else 1,
+            summary=summary,
+            tags=tags,
+            field=field,
+            origin=origin,
+            **extra,  # type: ignore[arg-type]
+        )
+        self.versions.append(version)
+        return version
+
+    def approve(self, number: int | None = None) -> None:
+        target = self.version(number) if number is not None else self.current
+        if target is None:
+            raise UsageError(f"{self.venue}/{self.id} has no summary to approve")
+        self.status = "approved"
+        self.approved_version = target.number
+
+    # -- links and failures --------------------------------------------------
+    @property
+    def link(self) -> str | None:
+        """The arXiv abs page when the paper has an arXiv id, else its own URL."""
+        if self.arxiv_id:
+            from .ids import strip_version
+
+            return f"https://arxiv.org/abs/{strip_version(self.arxiv_id)}"
+        return self.url or None
+
+    def fail(self, stage: Stage, reason: str, **extra: object) -> None:
+        self.failures[stage] = Failure(stage=stage, reason=reason, **extra)  # type: ignore[arg-type]
+
+    def clear_failure(self, stage: Stage) -> None:
+        self.failures.pop(stage, None)
+
+
+class Store:
+    def __init__(self, outputs_dir: Path):
+        self.outputs_dir = outputs_dir
+        self.root = outputs_dir / "records"
+
+    def venue_dir(self, venue: str) -> Path:
+        return self.root / venue
+
+    def path(self, venue: str, paper_id: str) -> Path:
+        if not is_safe_paper_id(paper_id):
+            raise UsageError(f"not a valid paper id: {paper_id!r}")
+        return self.venue_dir(venue) / f"{paper_id}.json"
+
+    def get(self, venue: str, paper_id: str) -> Record | None:
+        path = self.path(venue, paper_id)
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return None
+        return self._parse(path, data)
+
+    def load(self, venue: str, paper_id: str) -> Record:
+        record = self.get(venue, paper_id)
+        if record is None:
+            raise UsageError(f"no record {venue}/{paper_id} (see: summarizer review list {venue})")
+        return record
+
+    def save(self, record: Record) -> bool:
+        """Write the record atomically; False when the file already held exactly this."""
+        data = (record.model_dump_json(indent=2) + "\n").encode("utf-8")
+        return write_if_changed(self.path(record.venue, record.id), data)
+
+    def records(self, venue: str) -> list[Record]:
+        folder = self.venue_dir(venue)
+        if not folder.is_dir():
+            return []
+        return [self._parse(p, p.read_bytes()) for p in sorted(folder.glob("*.json"))]
+
+    def venues(self) -> list[str]:
+        if not self.root.is_dir():
+            return []
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir())
+
+    @contextlib.contextmanager
+    def lock(self, venue: str) -> Iterator[None]:
+        """Hold the venue's lock; a second run on the same venue is refused, not queued."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        lock_path = self.root / f".{venue}.lock"
+        lock = FileLock(str(lock_path), timeout=0)
+        try:
+            lock.acquire()
+        except Timeout:
+            raise LockedError(
+                f"another summarizer command is working on {venue} (lock: {lock_path}); "
+                "wait for it to finish, then run this again"
+            ) from None
+        try:
+            yield
+        finally:
+            lock.release()
+
+    @staticmethod
+    def _parse(path: Path, data: bytes) -> Record:
+        try:
+            raw = json.loads(data)
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise RecordError(f"{path}: not valid JSON ({exc})") from None
+        version = raw.get("schema_version") if isinstance(raw, dict) else None
+        if version != SCHEMA_VERSION:
+            raise RecordError(f"{path}: schema version {version!r}, this summarizer reads {SCHEMA_VERSION}")
+        try:
+            return Record.model_validate(raw)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise RecordError(f"{path}: {where}: {first['msg']}") from None
