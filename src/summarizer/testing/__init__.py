@@ -1,0 +1,6 @@
+"""Loopback stand-ins for the outside world (arXiv, an OpenAI-compatible provider).
+
+Shipped in the package, like httpx's MockTransport, so the tests, the demo and
+the benchmarks drive the real ``arxiv`` and ``openai`` clients against them.
+They bind to 127.0.0.1 only.
+"""
