@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 
 from .config import Settings, TagSettings
 
@@ -39,7 +40,7 @@ class CheckedSummary:
     summary: str
     tags: list[str]
     field: str
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = dataclass_field(default_factory=list)
 
 
 def cjk_share(text: str) -> float:

@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from .checks import SummaryRejected, check_summary
 from .config import Settings
 from .errors import ImportFileError
-from .ids import is_safe_paper_id, parse_arxiv_id, paper_id
+from .ids import is_safe_paper_id, paper_id, parse_arxiv_id, strip_version
 from .store import Record, Status, Store
 
 EXPORT_KEYS = (
@@ -75,6 +75,15 @@ class ImportLine(BaseModel):
             raise ValueError(f"not a usable id (letters, digits, '.', '_', '-'): {value!r}")
         return value
 
+    @model_validator(mode="after")
+    def _arxiv_url_is_an_arxiv_id(self) -> ImportLine:
+        # An arXiv abs/pdf URL says the paper's id; the link is derived from the id, not stored.
+        from_url = parse_arxiv_id(self.url) if self.url else None
+        if from_url and (self.arxiv_id is None or strip_version(from_url) == strip_version(self.arxiv_id)):
+            self.arxiv_id = self.arxiv_id or from_url
+            self.url = None
+        return self
+
     def record_id(self) -> str:
         return self.id or paper_id(arxiv_id=self.arxiv_id, title=self.title)
 
@@ -121,10 +130,10 @@ def _parse_file(path: Path, settings: Settings) -> list[tuple[int, ImportLine]]:
         except SummaryRejected as exc:
             raise ImportFileError(str(path), number, str(exc)) from None
         line.summary, line.tags = checked.summary, checked.tags
-        key = (line.venue, line.record_id())
-        if key in seen:
-            raise ImportFileError(str(path), number, f"the same paper as line {seen[key]} ({key[0]}/{key[1]})")
-        seen[key] = number
+        paper = (line.venue, line.record_id())
+        if paper in seen:
+            raise ImportFileError(str(path), number, f"the same paper as line {seen[paper]} ({paper[0]}/{paper[1]})")
+        seen[paper] = number
         lines.append((number, line))
     return lines
 

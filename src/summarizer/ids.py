@@ -12,7 +12,8 @@ import hashlib
 import re
 import unicodedata
 
-NEW_STYLE = r"\d{4}\.\d{4,5}"
+# YYMM.NNNN from 0704 to 1412, YYMM.NNNNN since 1501: a dropped digit is caught before any request.
+NEW_STYLE = r"(?:0[7-9]|1[0-4])(?:0[1-9]|1[0-2])\.\d{4}|(?:1[5-9]|[2-9]\d)(?:0[1-9]|1[0-2])\.\d{5}"
 OLD_STYLE = r"[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7}"
 ARXIV_ID = re.compile(rf"^(?P<base>{NEW_STYLE}|{OLD_STYLE})(?P<version>v\d+)?$")
 ARXIV_URL = re.compile(

@@ -1,30 +1,190 @@
-"""Review stage: list, show, approve, reject, edit, regenerate. Arrives with issue #6."""
+"""Review stage: the editor's desk — list, show, approve, reject, edit, regenerate.
+
+Machine output is a draft until a person approves it.  Every change is a new
+version in the record, so no command ever loses an approved or human-edited
+summary: an edit or a regeneration of an approved paper waits as a *pending
+draft* while the approved version stays published (clarification 2).
+"""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
+import click
+import yaml
+from rich.table import Table
+from rich.text import Text
+
+from . import console
+from .checks import SummaryRejected, check_summary, summary_warnings
 from .config import Settings
-from .errors import NotReadyError
-from .store import Store
+from .errors import UsageError
+from .store import Record, Store, Version
 
 
-def _not_ready() -> NotReadyError:
-    return NotReadyError("review is not built yet (issue #6)")
+def status_label(record: Record) -> str:
+    if not record.versions:
+        return "unsummarized"
+    return "approved*" if record.has_pending_draft else record.status
+
+
+def _age(created_at: str, now: datetime) -> str:
+    try:
+        then = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+    except ValueError:
+        return "?"
+    seconds = max(0, int((now - then).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _matches(record: Record, status: str | None) -> bool:
+    if status is None:
+        return True
+    if status == "draft":
+        return record.needs_review
+    return record.versions != [] and record.status == status
 
 
 def list_papers(settings: Settings, store: Store, venue: str, *, status: str | None) -> None:
-    raise _not_ready()
+    records = [r for r in store.records(venue) if _matches(r, status)]
+    now = datetime.now(UTC)
+    table = Table(title=f"{venue}: {len(records)} papers" + (f" ({status})" if status else ""))
+    for column in ("id", "status", "field", "tags", "chars", "warnings", "model", "age"):
+        table.add_column(column, overflow="fold")
+    for record in records:
+        current = record.current
+        if current is None:
+            failure = "; ".join(f.reason for f in record.failures.values())
+            table.add_row(record.id, status_label(record), "", "", "", failure, "", "")
+            continue
+        warnings = current.warnings or summary_warnings(current.summary)
+        table.add_row(
+            record.id,
+            status_label(record),
+            current.field,
+            ", ".join(current.tags),
+            str(len(current.summary)),
+            "; ".join(warnings),
+            current.model or current.origin,
+            _age(current.created_at, now),
+        )
+    console.out.print(table)
+    if status == "draft" and any(r.has_pending_draft for r in records):
+        console.out.print("approved* = approved, with a newer draft waiting for review")
+
+
+def _history_row(version: Version, record: Record) -> tuple[str, ...]:
+    marks = []
+    if record.approved is not None and version.number == record.approved_version:
+        marks.append("published")
+    if version is record.current:
+        marks.append("current")
+    detail = version.model or ""
+    if version.feedback:
+        detail += f" 审稿意见：{version.feedback}"
+    preview = version.summary if len(version.summary) <= 60 else version.summary[:60] + "…"
+    return (str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), preview)
 
 
 def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> None:
-    raise _not_ready()
+    record = store.load(venue, paper_id)
+    out = console.out
+    out.print(Text(record.title, style="bold"))
+    out.print(Text(f"{venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
+    if record.authors:
+        out.print(Text(", ".join(record.authors), style="dim"))
+    current = record.current
+    side = Table(show_header=True, expand=True)
+    side.add_column("abstract", ratio=1)
+    side.add_column(f"summary (version {current.number}, {current.origin})" if current else "summary", ratio=1)
+    side.add_row(Text(record.abstract or "(no abstract)"), Text(current.summary if current else "(none yet)"))
+    out.print(side)
+    if current is not None:
+        field = settings.field(current.field)
+        field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
+        out.print(Text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
+        warnings = current.warnings or summary_warnings(current.summary)
+        if warnings:
+            out.print(Text("warnings: " + "; ".join(warnings), style="yellow"))
+    if record.note:
+        out.print(Text(f"reviewer's note: {record.note}"))
+    for failure in record.failures.values():
+        out.print(Text(f"failed at {failure.stage}: {failure.reason}", style="red"))
+        if failure.raw_output:
+            out.print(Text(f"last model output: {failure.raw_output}", style="dim"))
+    if record.fetch.abstract_only:
+        out.print(Text("summarised from the arXiv abstract only (the PDF could not be read)", style="yellow"))
+    history = Table(title="history")
+    for column in ("#", "origin", "created", "", "model / feedback", "text"):
+        history.add_column(column, overflow="fold")
+    for version in record.versions:
+        history.add_row(*_history_row(version, record))
+    out.print(history)
 
 
 def approve(settings: Settings, store: Store, venue: str, paper_ids: list[str] | None) -> None:
-    raise _not_ready()
+    """Approve the named papers' current versions, or (None) every paper waiting for review."""
+    if paper_ids is None:
+        records = [r for r in store.records(venue) if r.needs_review]
+    else:
+        records = [store.load(venue, pid) for pid in paper_ids]
+    for record in records:
+        record.approve()
+        store.save(record)
+        console.info(f"approved {venue}/{record.id} (version {record.approved_version})")
+    if paper_ids is None:
+        console.info(f"{len(records)} papers approved in {venue}")
 
 
 def reject(settings: Settings, store: Store, venue: str, paper_id: str, *, note: str) -> None:
-    raise _not_ready()
+    record = store.load(venue, paper_id)
+    record.status = "rejected"
+    record.note = note
+    store.save(record)
+    console.info(f"rejected {venue}/{paper_id}: it stays off the site and summarize skips it")
+
+
+EDIT_HELP = """\
+# Edit the summary, tags and field of: {title}
+# Save and close to keep it as a new version (origin: human); leave it unchanged to cancel.
+# field: one of {fields}
+"""
+
+
+def _edit_in_editor(settings: Settings, record: Record) -> tuple[str, list[str], str] | None:
+    current = record.current
+    body = yaml.safe_dump(
+        {
+            "summary": current.summary if current else "",
+            "tags": list(current.tags) if current else [],
+            "field": current.field if current else "",
+        },
+        allow_unicode=True,
+        sort_keys=False,
+        width=10_000,
+    )
+    text = EDIT_HELP.format(title=record.title, fields=", ".join(settings.field_ids())) + body
+    while True:
+        edited = click.edit(text, extension=".yaml", require_save=True)
+        if edited is None or edited == text:
+            return None
+        try:
+            data = yaml.safe_load(edited) or {}
+            if not isinstance(data, dict):
+                raise ValueError("expected the keys summary, tags and field")
+            summary = str(data.get("summary") or "")
+            tags = [str(t) for t in (data.get("tags") or [])]
+            field = str(data.get("field") or "")
+            check_summary(summary, tags, field, settings)
+            return summary, tags, field
+        except (yaml.YAMLError, ValueError) as exc:
+            problems = exc.problems if isinstance(exc, SummaryRejected) else [str(exc).splitlines()[0]]
+            console.warn("not saved: " + "; ".join(problems))
+            kept = "\n".join(line for line in edited.splitlines() if not line.startswith("# ERROR"))
+            text = "".join(f"# ERROR: {p}\n" for p in problems) + kept + "\n"
 
 
 def edit(
@@ -37,8 +197,38 @@ def edit(
     tags: list[str] | None,
     field: str | None,
 ) -> None:
-    raise _not_ready()
+    record = store.load(venue, paper_id)
+    current = record.current
+    if summary is None and tags is None and field is None:
+        edited = _edit_in_editor(settings, record)
+        if edited is None:
+            console.info("edit cancelled: nothing changed")
+            return
+        summary, tags, field = edited
+    if current is None and (summary is None or tags is None or field is None):
+        raise UsageError(f"{venue}/{paper_id} has no summary yet: give --summary, --tags and --field")
+    new_summary = summary if summary is not None else current.summary  # type: ignore[union-attr]
+    new_tags = tags if tags is not None else current.tags  # type: ignore[union-attr]
+    new_field = field if field is not None else current.field  # type: ignore[union-attr]
+    try:
+        checked = check_summary(new_summary, new_tags, new_field, settings)
+    except SummaryRejected as exc:
+        raise UsageError(f"edit not saved: {exc}") from None
+    if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
+        console.info("nothing changed")
+        return
+    version = record.add_version(checked.summary, checked.tags, checked.field, "human", warnings=checked.warnings)
+    store.save(record)
+    console.info(f"saved {venue}/{paper_id} version {version.number} (human)")
+    if record.status == "approved":
+        console.info(
+            f"version {record.approved_version} stays published until: summarizer review approve {venue}/{paper_id}"
+        )
+    elif record.status == "draft":
+        console.info(f"to publish it: summarizer review approve {venue}/{paper_id}")
 
 
 def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, feedback: str | None) -> None:
-    raise _not_ready()
+    from .errors import NotReadyError
+
+    raise NotReadyError("regen needs the summarize stage (issue #4)")

@@ -17,7 +17,7 @@ def venue_status(venue: str, records: list[Record]) -> dict[str, Any]:
         if record.versions:
             by_status[record.status] += 1
         for stage in ("fetch", "summarize"):
-            failure = record.failures.get(stage)  # type: ignore[call-overload]
+            failure = record.failures.get(stage)
             if failure is not None:
                 failed.append({"id": record.id, "stage": stage, "reason": failure.reason})
     return {
@@ -52,7 +52,19 @@ def print_status(rows: list[dict[str, Any]]) -> None:
     from .console import out
 
     table = Table(title="summarizer status")
-    for column in ("venue", "papers", "fetched", "summarized", "draft", "approved", "rejected", "failed", "calls", "tokens", "cost"):
+    for column in (
+        "venue",
+        "papers",
+        "fetched",
+        "summarized",
+        "draft",
+        "approved",
+        "rejected",
+        "failed",
+        "calls",
+        "tokens",
+        "cost",
+    ):
         table.add_column(column, justify="left" if column == "venue" else "right")
     for row in rows:
         usage = row["usage"]

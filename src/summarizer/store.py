@@ -137,7 +137,7 @@ class Record(_Model):
             tags=tags,
             field=field,
             origin=origin,
-            **extra,  # type: ignore[arg-type]
+            **extra,
         )
         self.versions.append(version)
         return version
@@ -160,7 +160,7 @@ class Record(_Model):
         return self.url or None
 
     def fail(self, stage: Stage, reason: str, **extra: object) -> None:
-        self.failures[stage] = Failure(stage=stage, reason=reason, **extra)  # type: ignore[arg-type]
+        self.failures[stage] = Failure(stage=stage, reason=reason, **extra)
 
     def clear_failure(self, stage: Stage) -> None:
         self.failures.pop(stage, None)

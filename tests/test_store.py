@@ -1,0 +1,125 @@
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import summary_text
+from summarizer.errors import LockedError, RecordError, UsageError
+from summarizer.ids import paper_id, parse_arxiv_id, slugify
+from summarizer.store import SCHEMA_VERSION, Record, Store
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2501.12948", "2501.12948"),
+        ("2501.12948v2", "2501.12948v2"),
+        ("hep-th/9901001", "hep-th/9901001"),
+        ("math.GT/0309136v1", "math.GT/0309136v1"),
+        ("https://arxiv.org/abs/2501.12948", "2501.12948"),
+        ("http://arxiv.org/pdf/2501.12948v3.pdf", "2501.12948v3"),
+        ("https://arxiv.org/pdf/hep-th/9901001", "hep-th/9901001"),
+        ("arXiv:2401.00001", "2401.00001"),
+        ("Attention Is All You Need", None),
+        ("2501.1294", None),
+        ("0808.0539", "0808.0539"),
+        ("2513.12345", None),
+        ("https://example.com/abs/2501.12948", None),
+    ],
+)
+def test_parse_arxiv_id(text: str, expected: str | None) -> None:
+    assert parse_arxiv_id(text) == expected
+
+
+def test_paper_ids_are_safe_path_segments() -> None:
+    assert paper_id(arxiv_id="2501.12948v2") == "2501.12948"
+    assert paper_id(arxiv_id="hep-th/9901001") == "hep-th_9901001"
+    assert paper_id(title="../../x") == "x"
+    assert paper_id(title="<script>alert(1)</script>") == "script-alert-1-script"
+    assert len(slugify("A" * 300)) == 80
+    chinese = paper_id(title="纯中文标题")
+    assert chinese.startswith("paper-") and chinese == paper_id(title="纯中文标题")
+
+
+def make_record(venue: str = "ICML2026", pid: str = "2501.00001") -> Record:
+    record = Record(venue=venue, id=pid, title="A Paper", arxiv_id=pid)
+    record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm", model="m")
+    return record
+
+
+def test_save_load_round_trip_and_unchanged_write(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    record = make_record()
+    assert store.save(record) is True
+    path = store.path("ICML2026", "2501.00001")
+    assert json.loads(path.read_text("utf-8"))["schema_version"] == SCHEMA_VERSION
+    mtime = path.stat().st_mtime_ns
+    assert store.save(store.load("ICML2026", "2501.00001")) is False  # same bytes: not rewritten
+    assert path.stat().st_mtime_ns == mtime
+    assert store.load("ICML2026", "2501.00001") == record
+    assert [r.id for r in store.records("ICML2026")] == ["2501.00001"]
+    assert store.venues() == ["ICML2026"]
+
+
+def test_crash_between_write_and_rename_keeps_old_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = Store(tmp_path)
+    record = make_record()
+    store.save(record)
+    path = store.path("ICML2026", "2501.00001")
+    before = path.read_bytes()
+    record.add_version(summary_text("长上下文"), ["推理"], "llm_reasoning", "human")
+
+    def crash(src: str, dst: str) -> None:
+        raise OSError("power cut")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="power cut"):
+        store.save(record)
+    monkeypatch.undo()
+    assert path.read_bytes() == before
+    assert [p.name for p in path.parent.iterdir()] == [path.name]  # no temporary file left behind
+
+
+def test_corrupt_or_foreign_record_is_a_clear_error(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.path("ICML2026", "x")
+    path.parent.mkdir(parents=True)
+    path.write_text("{half", "utf-8")
+    with pytest.raises(RecordError, match="not valid JSON"):
+        store.load("ICML2026", "x")
+    path.write_text(json.dumps({"schema_version": 99}), "utf-8")
+    with pytest.raises(RecordError, match="schema version 99"):
+        store.load("ICML2026", "x")
+
+
+def test_hostile_ids_never_leave_the_folder(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    for bad in ("../x", "a/b", "..", "", ".hidden"):
+        with pytest.raises(UsageError):
+            store.path("ICML2026", bad)
+
+
+def test_versions_approval_and_pending_draft() -> None:
+    record = make_record()
+    assert record.status == "draft" and record.needs_review and record.approved is None
+    record.approve()
+    assert record.approved is not None and record.approved.number == 1 and not record.needs_review
+    record.add_version(summary_text("对齐"), ["LLM"], "llm_pretraining", "llm")
+    assert record.status == "approved" and record.has_pending_draft and record.needs_review
+    assert record.approved.number == 1 and record.current is not None and record.current.number == 2
+    record.approve()
+    assert record.approved.number == 2 and not record.has_pending_draft
+
+
+def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    with store.lock("ICML2026"):
+        second = Store(tmp_path)
+        refused = pytest.raises(LockedError, match="another summarizer command is working on ICML2026")
+        with refused, second.lock("ICML2026"):
+            pass
+        with second.lock("ICLR2026"):  # other venues are independent
+            pass
+    with store.lock("ICML2026"):
+        pass
