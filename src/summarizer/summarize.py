@@ -1,14 +1,508 @@
-"""Summarize stage: the model writes each paper's summary. Arrives with issue #4."""
+"""Summarize stage: the model writes each paper's one-paragraph Chinese summary, tags and field.
+
+``summarize_venue`` writes a draft version into every fetched paper's record
+that has none (the PDF's text, or the arXiv abstract when only that is known).
+Answers are cached in ``cache/llm/`` keyed by (base_url, model, prompt-template
+hash, response-schema version, input hash) — never the key — so a re-run makes
+no call.  ``--force`` ignores the cache and redoes model drafts and rejected
+papers, but never touches an approved paper or one whose current version a
+person wrote or imported.  Each record is saved as soon as its paper finishes,
+so an interrupted run loses only the papers in flight.
+
+``regenerate_summary`` is the one-paper API behind ``regen VENUE/ID
+--feedback TEXT``: one fresh call (more only when an attempt fails), no cache,
+the previous summary and the feedback (审稿意见) in the prompt.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import json
+import re
+from collections import deque
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import jinja2
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
+
+from . import console
+from .checks import CheckedSummary, SummaryRejected, check_summary
 from .config import Settings
 from .console import StageReport
-from .errors import NotReadyError
-from .store import Store
+from .errors import AuthenticationFailed, ConfigError, LLMError, UsageError
+from .extract import load_paper_text, model_input
+from .fsutil import atomic_write_text, sha256_text
+from .llm import InvalidAnswer, LLMClient, usage_of
+from .store import Record, Store, Usage, Version, now_iso
+
+SYSTEM_TEMPLATE = "system.md.j2"
+USER_TEMPLATE = "user.md.j2"
+# Bump when the response schema or its parsing changes: old cache entries stop matching.
+RESPONSE_SCHEMA_VERSION = 1
+CACHE_DIR = "llm"
+
+SECTION_NAMES = {"abstract": "摘要", "introduction": "引言", "conclusion": "结论", "rest": "正文其他部分"}
+
+
+# -- the response schema ---------------------------------------------------------
+
+
+class _AnswerBase(BaseModel):
+    """Exactly ``summary``, ``tags``, ``field``; length and count checks live here, not in the schema."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str
+    tags: list[str]
+
+    @field_validator("tags")
+    @classmethod
+    def _some_tags(cls, tags: list[str]) -> list[str]:
+        tags = [t for t in tags if t.strip()]
+        if not tags:
+            raise ValueError("give 1 to 5 topic tags")
+        return tags
+
+
+def answer_model(settings: Settings) -> type[_AnswerBase]:
+    """The pydantic model of an answer; ``field`` is an enum of the configured field ids."""
+    field_type: Any = Literal[tuple(settings.field_ids())]
+    return create_model("PaperSummary", __base__=_AnswerBase, field=(field_type, ...))
+
+
+def response_schema(settings: Settings) -> dict[str, Any]:
+    """A strict JSON schema: every key required, no extra keys, no defaults or length keywords."""
+    schema = answer_model(settings).model_json_schema()
+
+    def clean(node: Any) -> Any:
+        if isinstance(node, dict):
+            node = {k: clean(v) for k, v in node.items() if k not in ("title", "default", "minLength", "maxLength")}
+            if "const" in node:
+                node["enum"] = [node.pop("const")]
+            return node
+        if isinstance(node, list):
+            return [clean(v) for v in node]
+        return node
+
+    schema = clean(schema)
+    schema["additionalProperties"] = False
+    schema["required"] = list(schema["properties"])
+    schema["properties"]["summary"]["description"] = "一段中文解读，单段，不换行"
+    schema["properties"]["tags"]["description"] = "1-5 个主题标签"
+    schema["properties"]["field"]["description"] = "领域 id"
+    return schema
+
+
+_FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
+
+
+def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
+    """Raw model output → a checked summary, or ``InvalidAnswer`` saying what is wrong, in words for the model."""
+    text = raw.strip()
+    if not text:
+        raise InvalidAnswer(["the answer was empty: reply with one JSON object"])
+    fenced = _FENCE.match(text)
+    if fenced:
+        text = fenced.group(1)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidAnswer([f"the answer is not valid JSON ({exc.msg} at character {exc.pos})"]) from None
+    if not isinstance(data, dict):
+        raise InvalidAnswer(["the answer must be a JSON object with keys summary, tags, field"])
+    try:
+        answer = answer_model(settings).model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            key = ".".join(str(p) for p in error["loc"]) or "answer"
+            if error["type"] == "literal_error" and key == "field":
+                known = ", ".join(settings.field_ids())
+                problems.append(f"unknown field {error['input']!r}: choose one of {known}")
+            elif error["type"] == "extra_forbidden":
+                problems.append(f"unexpected key {key!r}: use only summary, tags, field")
+            elif error["type"] == "missing":
+                problems.append(f"the key {key!r} is missing")
+            else:
+                problems.append(f"{key}: {error['msg'].removeprefix('Value error, ')}")
+        raise InvalidAnswer(problems) from None
+    try:
+        return check_summary(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
+    except SummaryRejected as exc:
+        raise InvalidAnswer(exc.problems) from None
+
+
+# -- prompts ---------------------------------------------------------------------------
+
+
+_PAPER_TAG = re.compile(r"<\s*/?\s*paper\s*>", re.IGNORECASE)
+
+
+def _paper_text(text: str) -> str:
+    """Paper text cannot close the <paper> block it sits in."""
+    return _PAPER_TAG.sub("[paper]", text)
+
+
+class Prompts:
+    """The editable jinja2 templates in ``prompts/`` (StrictUndefined: a typo is an error, not a blank)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(folder)),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=False,
+        )
+        self.env.filters["paper_text"] = _paper_text
+        sources = []
+        for name in (SYSTEM_TEMPLATE, USER_TEMPLATE):
+            path = folder / name
+            try:
+                sources.append(path.read_text(encoding="utf-8"))
+            except OSError:
+                raise ConfigError(f"prompt template not found: {path}", key="paths.prompts") from None
+        self.hash = sha256_text("\0".join(sources))[:16]
+
+    @classmethod
+    def load(cls, settings: Settings) -> Prompts:
+        return cls(settings.prompts_dir)
+
+    def _render(self, name: str, **values: Any) -> str:
+        try:
+            return self.env.get_template(name).render(**values).strip()
+        except jinja2.TemplateError as exc:
+            raise ConfigError(f"{self.folder / name}: {exc}", key="paths.prompts") from None
+
+    def messages(
+        self,
+        settings: Settings,
+        record: Record,
+        sections: list[tuple[str, str]],
+        *,
+        feedback: str | None = None,
+        previous_summary: str | None = None,
+    ) -> list[dict[str, str]]:
+        venue = next((v for v in settings.venues if v.id == record.venue), None)
+        values = {
+            "title": " ".join(record.title.split()),
+            "venue": venue.name if venue else record.venue,
+            "sections": [(SECTION_NAMES.get(name, name), text) for name, text in sections],
+            "fields": settings.fields,
+            "vocabulary": settings.tags.vocabulary,
+            "feedback": (feedback or "").strip(),
+            "previous_summary": previous_summary or "",
+        }
+        return [
+            {"role": "system", "content": self._render(SYSTEM_TEMPLATE, **values)},
+            {"role": "user", "content": self._render(USER_TEMPLATE, **values)},
+        ]
+
+
+# -- cache ---------------------------------------------------------------------------------
+
+
+class AnswerCache:
+    """Parsed answers in ``cache/llm/<aa>/<key>.json``; written atomically, never holding the API key."""
+
+    def __init__(self, cache_dir: Path):
+        self.root = cache_dir / CACHE_DIR
+
+    @staticmethod
+    def key(settings: Settings, prompt_hash: str, messages: list[dict[str, str]]) -> str:
+        parts = {
+            "base_url": settings.llm.base_url.rstrip("/"),
+            "model": settings.llm.model,
+            "prompt": prompt_hash,
+            "schema": RESPONSE_SCHEMA_VERSION,
+            "input": sha256_text(json.dumps(messages, ensure_ascii=False, sort_keys=True)),
+        }
+        return sha256_text(json.dumps(parts, sort_keys=True))
+
+    def path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads(self.path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def put(self, key: str, draft: Draft, usage: Usage) -> None:
+        entry = {
+            "summary": draft.summary,
+            "tags": draft.tags,
+            "field": draft.field,
+            "model": draft.model,
+            "prompt_hash": draft.prompt_hash,
+            "usage": usage.model_dump(),
+            "created_at": now_iso(),
+        }
+        atomic_write_text(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1) + "\n")
+
+
+# -- results -------------------------------------------------------------------------------
+
+
+@dataclass
+class Draft(CheckedSummary):
+    """A checked summary from the model, with what produced it."""
+
+    model: str = ""
+    prompt_hash: str = ""
+    cached: bool = False
+
+
+def add_llm_version(record: Record, draft: Draft, *, feedback: str | None = None) -> Version:
+    """Add ``draft`` as the record's newest version (origin llm) and clear its summarize failure.
+
+    The record's status is not touched: on an approved record the new version
+    is a pending draft (clarification 2); the approved one stays published.
+    """
+    version = record.add_version(
+        draft.summary,
+        draft.tags,
+        draft.field,
+        "llm",
+        model=draft.model,
+        prompt_hash=draft.prompt_hash,
+        warnings=list(draft.warnings),
+        feedback=(feedback or None),
+    )
+    record.clear_failure("summarize")
+    return version
+
+
+class NoInput(Exception):
+    pass
+
+
+def paper_sections(settings: Settings, record: Record) -> list[tuple[str, str]]:
+    """What the model reads for this paper; ``NoInput`` (with the reason) when there is nothing."""
+    text = None
+    if record.fetch.text_path:
+        text = load_paper_text(settings, record)
+        if text is None:
+            raise NoInput(
+                f"the extracted text {record.fetch.text_path} is missing from {settings.cache_dir}: run fetch again"
+            )
+    elif not (record.fetch.abstract_only and (record.abstract or "").strip()):
+        raise NoInput("not fetched yet: run fetch first")
+    sections = model_input(record, text, settings.llm.input_token_budget)
+    if not sections:
+        raise NoInput("no text and no abstract to summarise")
+    return sections
+
+
+def _cached_draft(entry: dict[str, Any], settings: Settings, prompt_hash: str) -> Draft | None:
+    try:
+        checked = check_summary(str(entry["summary"]), list(entry["tags"]), str(entry["field"]), settings)
+    except (KeyError, TypeError, SummaryRejected):
+        return None
+    return Draft(
+        summary=checked.summary,
+        tags=checked.tags,
+        field=checked.field,
+        warnings=checked.warnings,
+        model=str(entry.get("model") or settings.llm.model),
+        prompt_hash=prompt_hash,
+        cached=True,
+    )
+
+
+# -- one paper -----------------------------------------------------------------------------
+
+
+async def _ask(
+    client: LLMClient, settings: Settings, prompts: Prompts, messages: list[dict[str, str]], paper_id: str
+) -> tuple[Draft, Usage]:
+    result = await client.complete_validated(
+        messages, response_schema(settings), lambda raw: parse_answer(raw, settings), paper_id=paper_id
+    )
+    checked = result.value
+    draft = Draft(
+        summary=checked.summary,
+        tags=checked.tags,
+        field=checked.field,
+        warnings=checked.warnings,
+        model=result.model,
+        prompt_hash=prompts.hash,
+    )
+    return draft, result.usage
+
+
+async def aregenerate_summary(
+    settings: Settings, record: Record, *, feedback: str | None = None, client: LLMClient | None = None
+) -> tuple[Draft, Usage]:
+    """One fresh model call for one paper (more only if an attempt fails), ignoring the cache.
+
+    With ``feedback`` the prompt carries the previous summary and the editor's
+    words (审稿意见).  Nothing is written: the caller adds the version
+    (``add_llm_version(record, draft, feedback=feedback)``), adds the usage to
+    ``record.usage`` and saves.  Raises ``UsageError`` when the paper has nothing
+    to summarise, ``MissingAPIKeyError`` / ``AuthenticationFailed`` (exit 2),
+    or ``LLMError`` / ``OutputInvalidError`` (``.raw_output`` kept) when the
+    attempts run out; ``llm.usage_of(error)`` is what the failed calls cost.
+    """
+    try:
+        sections = paper_sections(settings, record)
+    except NoInput as exc:
+        raise UsageError(f"{record.venue}/{record.id}: {exc}") from None
+    prompts = Prompts.load(settings)
+    previous = record.current.summary if (feedback and record.current) else None
+    messages = prompts.messages(settings, record, sections, feedback=feedback, previous_summary=previous)
+    if client is not None:
+        return await _ask(client, settings, prompts, messages, record.id)
+    async with LLMClient(settings.llm) as own:
+        return await _ask(own, settings, prompts, messages, record.id)
+
+
+def regenerate_summary(settings: Settings, record: Record, *, feedback: str | None = None) -> tuple[Draft, Usage]:
+    """Synchronous ``aregenerate_summary``."""
+    return asyncio.run(aregenerate_summary(settings, record, feedback=feedback))
+
+
+# -- the stage -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Job:
+    record: Record
+    messages: list[dict[str, str]]
+    key: str
+
+
+@dataclass
+class _Run:
+    settings: Settings
+    store: Store
+    prompts: Prompts
+    cache: AnswerCache
+    report: StageReport
+    usage: Usage = field(default_factory=Usage)
+    done: int = 0
+    cached: int = 0
+    failed: int = 0
+
+    def note(self) -> str:
+        tokens = self.usage.prompt_tokens + self.usage.completion_tokens
+        return (
+            f"{self.done} done · {self.failed} failed · {self.cached} cached · "
+            f"{tokens:,} tokens · ${self.usage.cost_usd:.4f}"
+        )
+
+    def succeed(self, job: _Job, draft: Draft, usage: Usage) -> None:
+        record = job.record
+        if record.status == "rejected":
+            record.status = "draft"  # --force: the new summary goes back to review
+        add_llm_version(record, draft)
+        record.usage.add(usage)
+        self.usage.add(usage)
+        self.store.save(record)
+        if draft.cached:
+            self.cached += 1
+            self.report.count("cached")
+        else:
+            self.done += 1
+            self.report.count("summarized")
+
+    def fail(self, job: _Job, error: LLMError, usage: Usage) -> None:
+        record = job.record
+        record.usage.add(usage)
+        self.usage.add(usage)
+        record.fail("summarize", error.reason, attempts=error.attempt, raw_output=error.raw_output)
+        self.store.save(record)
+        self.failed += 1
+        self.report.fail(record.id, error.reason)
+
+
+def _select(record: Record, force: bool) -> str | None:
+    """None when the paper is to be summarised, else the count it goes under."""
+    current = record.current
+    if record.status == "rejected" and not force:
+        return "rejected (skipped)"
+    if current is None:
+        return None
+    if not force:
+        return "already summarized"
+    if record.status == "approved" or current.origin != "llm":
+        return "approved or edited (kept)"
+    return None
+
+
+async def _run_jobs(run: _Run, jobs: list[_Job], bar: console.ProgressBar) -> None:
+    settings = run.settings
+    queue = deque(jobs)
+    async with LLMClient(settings.llm) as client:
+
+        async def worker() -> None:
+            while queue:
+                job = queue.popleft()
+                try:
+                    draft, usage = await _ask(client, settings, run.prompts, job.messages, job.record.id)
+                except AuthenticationFailed:
+                    raise
+                except LLMError as exc:
+                    run.fail(job, exc, usage_of(exc))
+                else:
+                    run.cache.put(job.key, draft, usage)
+                    run.succeed(job, draft, usage)
+                bar.advance(run.note())
+
+        tasks = [asyncio.create_task(worker()) for _ in range(min(settings.llm.max_concurrency, len(jobs)))]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def summarize_venue(
     settings: Settings, store: Store, venue_id: str, *, limit: int | None = None, force: bool = False
 ) -> StageReport:
-    raise NotReadyError("summarize is not built yet (issue #4)")
+    """Summarise the venue's fetched papers that have no summary yet (see the module doc)."""
+    settings.venue(venue_id)
+    prompts = Prompts.load(settings)
+    run = _Run(settings, store, prompts, AnswerCache(settings.cache_dir), StageReport("summarize", venue_id))
+    run.report.usage = run.usage
+
+    todo: list[Record] = []
+    for record in store.records(venue_id):
+        skip = _select(record, force)
+        if skip is None:
+            todo.append(record)
+        else:
+            run.report.count(skip)
+    if limit is not None:
+        todo = todo[:limit]
+
+    jobs: list[_Job] = []
+    for record in todo:
+        try:
+            sections = paper_sections(settings, record)
+        except NoInput as exc:
+            if record.fetch.text_path or record.fetch.abstract_only:
+                run.fail(_Job(record, [], ""), LLMError(str(exc), paper_id=record.id), Usage())
+            else:
+                run.report.count("not fetched")
+            continue
+        messages = prompts.messages(settings, record, sections)
+        jobs.append(_Job(record, messages, AnswerCache.key(settings, prompts.hash, messages)))
+
+    with console.progress(f"summarize {venue_id}", total=len(jobs)) as bar:
+        misses: list[_Job] = []
+        for job in jobs:
+            entry = None if force else run.cache.get(job.key)
+            draft = _cached_draft(entry, settings, prompts.hash) if entry else None
+            if draft is None:
+                misses.append(job)
+            else:
+                run.succeed(job, draft, Usage())
+                bar.advance(run.note())
+        if misses:
+            asyncio.run(_run_jobs(run, misses, bar))
+    return run.report
