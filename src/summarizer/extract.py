@@ -377,7 +377,10 @@ def _abstract(units: list[_Unit], intro_at: int | None) -> tuple[str, set[int]]:
         used: set[int] = set()
         for j in range(i + 1, len(units)):
             nxt = units[j]
-            if nxt.heading is not None or not _is_prose(nxt.text) or nxt.page > unit.page + 1:
+            first_short_paragraph = not parts and len(nxt.text) >= 10 and sum(c.isalpha() for c in nxt.text) >= 8
+            if nxt.heading is not None or nxt.page > unit.page + 1:
+                break
+            if not (_is_prose(nxt.text) or first_short_paragraph):
                 break
             parts.append(nxt.text)
             used.add(j)

@@ -492,7 +492,9 @@ class _Run:
             try:
                 text = extract_pdf(cache / PDF_DIR / f"{sha}.pdf")
             except FetchError as exc:
-                record.fetch.pdf_sha256 = sha
+                # Unreadable: drop it, so the next run downloads it again (the host may have fixed it).
+                (cache / PDF_DIR / f"{sha}.pdf").unlink(missing_ok=True)
+                record.fetch.pdf_sha256 = None
                 self.fail(record, exc.reason)
                 return
             if not text.title:

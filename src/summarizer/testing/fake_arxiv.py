@@ -157,6 +157,11 @@ class FakeArxiv:
         with self._lock:
             self._api_faults.extend(_Reply(status, body, "text/plain") for _ in range(times))
 
+    def reply_api(self, body: bytes, *, status: int = 200) -> None:
+        """The next API request answers exactly ``body`` (e.g. a recorded arXiv feed)."""
+        with self._lock:
+            self._api_faults.append(_Reply(status, body, "application/atom+xml; charset=utf-8"))
+
     def set_pdf(self, arxiv_id: str, body: bytes, *, status: int = 200, content_type: str = "application/pdf") -> None:
         """What /pdf/<id> answers from now on (an HTML page, a 404, a corrupt file …)."""
         with self._lock:

@@ -39,7 +39,7 @@ def default_sections(title: str, *, paragraphs: int = 3, seed: int = 0) -> list[
     def body(topic: str) -> str:
         parts = []
         for _ in range(paragraphs):
-            sentences = _FILLER.split(". ")
+            sentences = [x for x in _FILLER.split(". ") if x.strip()]
             rng.shuffle(sentences)
             text = ". ".join(s.strip(". ") for s in sentences)
             parts.append(f"In this section on {topic.lower()} of {title}, {text}.")

@@ -1,0 +1,144 @@
+"""`summarizer fetch` end to end: a venue list against a loopback arXiv, then `status --json`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from conftest import Project, RunCli
+
+from summarizer import sources
+from summarizer.extract import PaperText
+from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
+from summarizer.testing.pdfs import corrupt_pdf
+
+PAPERS = [
+    FakePaper("2501.00001", "Sparse Attention for Long Context Language Models", "We make attention sparse."),
+    FakePaper("2501.00002", "Diffusion Models Need Fewer Steps", "We cut diffusion sampling steps in half."),
+    FakePaper("2501.00003", "Scaling Laws for Reward Model Overoptimization", "Reward models overfit; we measure how."),
+    FakePaper("2501.00004", "A Paper Whose PDF Is Broken", "The abstract survives."),
+    FakePaper("2501.00005", "A Paper Behind a Captcha", "The host sends HTML."),
+]
+
+LIST = """\
+# ICML 2026 accepted papers
+2501.00001
+https://arxiv.org/abs/2501.00002v1
+
+Scaling Laws for Reward Model Overoptimization   # a title only
+2501.09999
+2501.00004
+2501.00005
+"""
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeArxiv]:
+    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
+    with FakeArxiv([FakePaper(**vars(p)) for p in PAPERS]) as server:
+        yield server
+
+
+def configure(project: Project, fake: FakeArxiv, text: str = LIST) -> None:
+    (project.root / "papers.txt").write_text(text, encoding="utf-8")
+    venues = [dict(v) for v in project.config["venues"]]
+    venues[0]["source"] = {"type": "list", "path": "papers.txt"}
+    project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": fake.api_url, "timeout_s": 5})
+
+
+def test_fetch_a_mixed_list_then_fetch_again(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
+    fake.set_pdf("2501.00004", corrupt_pdf())
+    fake.set_pdf("2501.00005", b"<html><body>Please verify you are human</body></html>", content_type="text/html")
+    configure(project, fake)
+
+    result = cli("fetch", "ICML2026")
+    assert result.code == 1, result.err
+    assert "3 fetched, 0 cached, 3 failed" in result.err
+
+    # The API calls were batched: all five ids in one request, the unknown one asked once more, one title search.
+    api = fake.api_requests()
+    id_calls = [r.ids for r in api if r.ids]
+    assert id_calls[0] == ["2501.00001", "2501.00002v1", "2501.09999", "2501.00004", "2501.00005"]
+    assert id_calls[1:] == [["2501.09999"]]
+    assert all(int(r.params["max_results"]) >= len(r.ids) for r in api if r.ids)
+    searches = [r.params["search_query"] for r in api if not r.ids]
+    assert searches == ['ti:"Scaling Laws for Reward Model Overoptimization"']
+
+    settings = project.settings()
+    store = project.store()
+    for pid in ("2501.00001", "2501.00002", "2501.00003"):
+        record = store.load("ICML2026", pid)
+        assert record.fetch.text_path and not record.fetch.abstract_only
+        assert not record.failures
+        text = PaperText.from_json((settings.cache_dir / record.fetch.text_path).read_text("utf-8"))
+        assert text.introduction and text.conclusion and text.abstract
+        assert (settings.cache_dir / "pdf" / f"{record.fetch.pdf_sha256}.pdf").read_bytes().startswith(b"%PDF-")
+
+    # The title-only line was resolved to its arXiv id, and the record remembers the line.
+    titled = store.load("ICML2026", "2501.00003")
+    assert titled.arxiv_id == "2501.00003v1"
+    assert titled.source_entry == "Scaling Laws for Reward Model Overoptimization"
+    assert titled.abstract == "Reward models overfit; we measure how."
+
+    status = cli("status", "ICML2026", "--json").json()
+    failed = {f["id"]: f for f in status["failed"]}
+    assert set(failed) == {"2501.09999", "2501.00004", "2501.00005"}
+    assert all(f["stage"] == "fetch" for f in failed.values())
+    assert "not found on arXiv" in failed["2501.09999"]["reason"]
+    assert "damaged" in failed["2501.00004"]["reason"]
+    assert "not a PDF" in failed["2501.00005"]["reason"] and "HTML" in failed["2501.00005"]["reason"]
+    assert status["fetched"] == 3
+    # The broken PDF's paper can still be summarised from its arXiv abstract, and its record says so.
+    assert store.load("ICML2026", "2501.00004").fetch.abstract_only
+    # Nothing that is not a PDF was saved as one.
+    for path in (settings.cache_dir / "pdf").glob("*.pdf"):
+        assert path.read_bytes().startswith(b"%PDF-")
+
+    # Second run: nothing that succeeded is requested again; the failures are tried again.
+    fake.reset_log()
+    again = cli("fetch", "ICML2026")
+    assert again.code == 1
+    assert "0 fetched, 3 cached, 3 failed" in again.err
+    asked = {i for r in fake.api_requests() for i in r.ids}
+    assert asked == {"2501.09999"}
+    assert not [r for r in fake.api_requests() if not r.ids], "no title search for a resolved title"
+    assert set(fake.pdf_requests()) == {"2501.00004", "2501.00005"}
+
+
+def test_fetch_all_good_exits_0_and_second_run_makes_no_request(
+    project: Project, cli: RunCli, fake: FakeArxiv
+) -> None:
+    configure(project, fake, "2501.00001\n2501.00002\n")
+    first = cli("fetch", "ICML2026")
+    assert first.code == 0, first.err
+    assert "2 fetched, 0 cached, 0 failed" in first.err
+    fake.reset_log()
+    second = cli("fetch", "ICML2026")
+    assert second.code == 0
+    assert "0 fetched, 2 cached, 0 failed" in second.err
+    assert fake.requests == []
+
+
+def test_fetch_limit_takes_the_first_papers(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
+    configure(project, fake, "2501.00001\n2501.00002\n2501.00003\n")
+    result = cli("fetch", "ICML2026", "--limit", "1")
+    assert result.code == 0, result.err
+    assert [r.id for r in project.store().records("ICML2026")] == ["2501.00001"]
+
+
+def test_fetch_without_a_source_is_a_usage_error(project: Project, cli: RunCli) -> None:
+    result = cli("fetch", "ICLR2026")
+    assert result.code == 2
+    assert "no source" in result.err
+
+
+def test_failures_are_listed_with_reasons(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
+    configure(project, fake, "2501.00001\n2501.1\nAttention Is All You Need\n")
+    result = cli("fetch", "ICML2026")
+    assert result.code == 1
+    assert "malformed arXiv id" in result.err
+    assert "no arXiv match for title" in result.err
+    records = {r.id: r for r in project.store().records("ICML2026")}
+    assert records["attention-is-all-you-need"].failures["fetch"].reason == "no arXiv match for title"
+    assert json.loads(records["2501.00001"].model_dump_json())["fetch"]["text_path"].startswith("text/")
