@@ -1,0 +1,206 @@
+"""Text that renders as written: escaping for the digest pages, plus the sort and YAML helpers.
+
+The site renders Markdown with Python-Markdown and ``pymdownx.arithmatex``
+(generic).  A summary or title is split into *math* and *text*:
+
+* Math is exactly what arithmatex reads as inline math — ``\\( … \\)`` and
+  ``$ … $`` (its own regular expressions are used, so the split follows the
+  installed version).  Math is written to the page untouched.
+* Everything else is text, and only what Markdown or HTML would read as syntax
+  is escaped, so the reader sees the characters that were written:
+
+  ==============================  ======================================
+  ``*`` and `````                 always ``\\*`` / ``\\```` (the paper line is
+                                  wrapped in ``**…**``, so any of them may pair)
+  ``_``                           ``\\_`` unless between two letters/digits
+                                  (``d_model`` stays as it is)
+  ``$``                           ``\\$`` (a stray one could pair into math)
+  ``\\`` before an escapable char  doubled, so ``\\[x\\]`` shows its backslashes
+  ``<`` opening a tag or autolink ``&lt;`` (``<script>``, ``<b>``; ``<3%`` stays)
+  ``&`` opening a char reference  ``&amp;`` (``&lt;`` shows as written)
+  ``]`` followed by ``(``          ``&#93;`` (no link, no image)
+  ``{`` right after math          ``\\{`` (attr_list would eat it)
+  ==============================  ======================================
+
+  ``[`` is never written as ``\\[`` (that opens display math); in a link text
+  unbalanced brackets become ``&#91;``/``&#93;``.  ``×``, ``μP``, ``d²Cache``,
+  ``<3%``, ``[expand]`` stay exactly as written.
+
+Display math ``\\[ … \\]`` (and ``$$ … $$``) inside a paragraph is not math to
+arithmatex — it only reads those as a block of their own — so Markdown would
+drop the backslashes.  It is escaped like any text and shows as written.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+
+import yaml
+from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
+
+# What arithmatex (inline_syntax dollar + round, smart_dollar) reads as inline math.
+_INLINE_MATH = re.compile(f"(?:{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE})")
+# Python-Markdown's escapable characters, plus '$' which arithmatex adds.
+_ESCAPABLE = frozenset("\\`*_{}[]()>#+-.!$")
+# An '&' that HTML could read as a character reference (numeric ones even without ';').
+_AMP_REF = re.compile(r"&(?:#|[A-Za-z0-9]+;)")
+# '<' opening a tag, comment, declaration, autolink or (anything up to an '@') a mail autolink.
+_TAG_START = re.compile(r"<(?:[A-Za-z/!?]|[^> !]*@)")
+_SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
+
+
+def clean(text: str) -> str:
+    """One line: control characters and line breaks become single spaces; trimmed."""
+    return _SPACE.sub(" ", text).strip() if _SPACE.search(text) else text.strip()
+
+
+def split_math(text: str) -> list[tuple[bool, str]]:
+    """``(is_math, segment)`` pieces of one line, as arithmatex would split it."""
+    pieces: list[tuple[bool, str]] = []
+    pos = 0
+    while True:
+        m = _INLINE_MATH.search(text, pos)
+        if m is None:
+            break
+        escapes = m.group(1) or m.group(4)
+        if escapes or "`" in m.group(0) or _AMP_REF.search(m.group(0)):
+            # Backslash pairs before a delimiter, or math a code span or an HTML entity would change: text.
+            end = m.end() if escapes else m.start() + 1
+            pieces.append((False, text[pos:end]))
+            pos = end
+            continue
+        if m.start() > pos:
+            pieces.append((False, text[pos : m.start()]))
+        pieces.append((True, m.group(0)))
+        pos = m.end()
+    if pos < len(text):
+        pieces.append((False, text[pos:]))
+    merged: list[tuple[bool, str]] = []
+    for is_math, segment in pieces:
+        if merged and not is_math and not merged[-1][0]:
+            merged[-1] = (False, merged[-1][1] + segment)
+        else:
+            merged.append((is_math, segment))
+    return merged
+
+
+def _escape_plain(text: str, *, after_math: bool, tag_starts: frozenset[int] = frozenset(), offset: int = 0) -> str:
+    out: list[str] = []
+    n = len(text)
+    for i, ch in enumerate(text):
+        nxt = text[i + 1] if i + 1 < n else ""
+        if ch in "*`$":
+            out.append("\\" + ch)
+        elif ch == "_":
+            prev = text[i - 1] if i else ""
+            out.append("_" if prev.isalnum() and nxt.isalnum() else "\\_")
+        elif ch == "\\":
+            out.append("\\\\" if (nxt == "" or nxt in _ESCAPABLE) else "\\")
+        elif ch == "<":
+            out.append("&lt;" if offset + i in tag_starts else "<")
+        elif ch == "&":
+            out.append("&amp;" if _AMP_REF.match(text, i) else "&")
+        elif ch == "]" and nxt == "(":
+            out.append("&#93;")
+        elif ch == "{" and i == 0 and after_math:
+            out.append("\\{")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _escaped_pieces(text: str) -> list[tuple[bool, str]]:
+    text = clean(text)
+    # A tag or mail autolink may run across math (arithmatex sets it aside first): look at the whole line.
+    # Math is replaced by a placeholder without spaces before that, so mask it the same way.
+    pieces = split_math(text)
+    masked = "".join("x" * len(segment) if is_math else segment for is_math, segment in pieces)
+    tag_starts = frozenset(i for i, ch in enumerate(masked) if ch == "<" and _TAG_START.match(masked, i))
+    out: list[tuple[bool, str]] = []
+    after_math = False
+    offset = 0
+    for is_math, segment in pieces:
+        if is_math:
+            out.append((True, segment))
+        else:
+            out.append((False, _escape_plain(segment, after_math=after_math, tag_starts=tag_starts, offset=offset)))
+        after_math = is_math
+        offset += len(segment)
+    return out
+
+
+def escape_inline(text: str) -> str:
+    """A title, summary, tag or name as Markdown that renders as written (math untouched)."""
+    return "".join(segment for _, segment in _escaped_pieces(text))
+
+
+def _brackets_balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def escape_link_text(text: str) -> str:
+    """Like :func:`escape_inline`, for the text between ``[`` and ``](``: brackets must stay balanced."""
+    pieces = _escaped_pieces(text)
+    # Math is set aside before links are read, so only the brackets of the text count.
+    if _brackets_balanced("".join(segment for is_math, segment in pieces if not is_math)):
+        return "".join(segment for _, segment in pieces)
+    return "".join(
+        segment if is_math else segment.replace("[", "&#91;").replace("]", "&#93;") for is_math, segment in pieces
+    )
+
+
+def escape_heading(text: str) -> str:
+    """Like :func:`escape_inline`, for an ATX heading: no closing ``#`` run, no ``{attr}`` list."""
+    escaped = escape_inline(text).replace("{", "\\{")
+    if escaped.endswith("#"):
+        escaped = escaped[:-1] + "\\#"
+    return escaped
+
+
+_SAFE_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
+
+
+def link_target(url: str | None) -> str | None:
+    """An http(s) URL made safe inside ``(…)``; anything else (``javascript:``…) gives no link."""
+    if not url:
+        return None
+    url = url.strip()
+    if not _SAFE_URL.match(url):
+        return None
+    for ch, code in (("\\", "%5C"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E"), ('"', "%22")):
+        url = url.replace(ch, code)
+    # Code spans and arithmatex run before links: a backtick or '$' must not reach them.
+    return url.replace("`", "%60").replace("$", "%24")
+
+
+def sort_key(text: str) -> str:
+    """Titles and tags sort by NFKC-casefolded text: ``d²Cache`` as ``d2cache``, before ``DreamOn``."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def yaml_scalar(text: str) -> str:
+    """A YAML scalar for ``text``: plain when YAML reads it back unchanged, else double-quoted."""
+    text = clean(text)
+    if text and text == text.strip():
+        try:
+            if yaml.safe_load(f"k: {text}\n") == {"k": text}:
+                return text
+        except yaml.YAMLError:
+            pass
+    return json.dumps(text, ensure_ascii=False)
+
+
+def meta_text(text: str) -> str:
+    """Front-matter text MkDocs themes put into HTML attributes unescaped: HTML-escape it."""
+    return html.escape(clean(text), quote=True)
