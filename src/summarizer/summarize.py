@@ -17,6 +17,7 @@ the previous summary and the feedback (审稿意见) in the prompt.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections import deque
@@ -68,7 +69,12 @@ class _AnswerBase(BaseModel):
 
 def answer_model(settings: Settings) -> type[_AnswerBase]:
     """The pydantic model of an answer; ``field`` is an enum of the configured field ids."""
-    field_type: Any = Literal[tuple(settings.field_ids())]
+    return _answer_model(tuple(settings.field_ids()))
+
+
+@functools.lru_cache(maxsize=16)
+def _answer_model(field_ids: tuple[str, ...]) -> type[_AnswerBase]:
+    field_type: Any = Literal[field_ids]
     return create_model("PaperSummary", __base__=_AnswerBase, field=(field_type, ...))
 
 

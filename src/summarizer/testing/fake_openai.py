@@ -29,11 +29,11 @@ import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Fault", "FakeOpenAI", "RecordedRequest", "default_answer", "paper_title"]
+__all__ = ["FakeOpenAI", "Fault", "RecordedRequest", "default_answer", "paper_title"]
 
 
 @dataclass(frozen=True)
@@ -213,9 +213,11 @@ class FakeOpenAI:
     # -- lifecycle ------------------------------------------------------------
     def start(self) -> FakeOpenAI:
         handler = _make_handler(self)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), name="fake-openai", daemon=True
+        )
         self._thread.start()
         return self
 
@@ -384,6 +386,11 @@ class FakeOpenAI:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # the default backlog of 5 makes a burst of connections wait a SYN retry (1 s)
+    daemon_threads = True
 
 
 def _error(message: str, code: str) -> dict[str, Any]:

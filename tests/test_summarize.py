@@ -1,0 +1,452 @@
+"""The summarize stage end to end: CLI → real openai client → fake provider on loopback → records, cache."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import summarizer.llm as llm
+from conftest import Project, RunCli, summary_text
+from summarizer.extract import PaperText
+from summarizer.store import FetchState, Record, Store
+from summarizer.summarize import add_llm_version, regenerate_summary, summarize_venue
+from summarizer.testing.fake_openai import FakeOpenAI, Fault
+
+KEY = "sk-fake-LEAKCHECK-7f3a9c21e5"
+VENUE = "ICML2026"
+N = 33
+CONCURRENCY = 8
+
+
+@pytest.fixture(autouse=True)
+def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+@pytest.fixture
+def server() -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(latency=0.03) as fake:
+        yield fake
+
+
+def configure(project: Project, server: FakeOpenAI, **llm_settings: object) -> None:
+    values = {"base_url": server.base_url, "max_attempts": 3, "timeout_s": 5, "max_concurrency": CONCURRENCY}
+    values.update(llm_settings)
+    project.write_config(llm=values)
+
+
+def paper_id(i: int) -> str:
+    return f"2601.{i:05d}"
+
+
+def title(i: int) -> str:
+    return f"Paper {i:02d}: Sparse Attention for LLM Pretraining"
+
+
+def write_venue(project: Project, n: int = N) -> Store:
+    """n fetched papers: even ones with extracted text in cache/text/, odd ones from the arXiv abstract only."""
+    settings = project.settings()
+    store = Store(settings.outputs_dir)
+    for i in range(n):
+        record = Record(
+            venue=VENUE,
+            id=paper_id(i),
+            title=title(i),
+            arxiv_id=paper_id(i),
+            abstract=f"We study sparse attention for LLM pretraining (paper {i}). It cuts compute by 40%.",
+        )
+        if i % 2 == 0:
+            text = PaperText(
+                title=title(i),
+                abstract=record.abstract or "",
+                introduction="Transformers are expensive. " * 30,
+                conclusion="Sparse attention matches dense attention at 40% less compute.",
+            )
+            rel = f"text/{i:064x}.json"
+            path = settings.cache_dir / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text.to_json(), "utf-8")
+            record.fetch = FetchState(text_path=rel)
+        else:
+            record.fetch = FetchState(abstract_only=True)
+        store.save(record)
+    return store
+
+
+def records(project: Project) -> list[Record]:
+    return project.store().records(VENUE)
+
+
+def assert_all_summarized(project: Project) -> None:
+    recs = records(project)
+    assert len(recs) == N
+    for record in recs:
+        assert len(record.versions) == 1, record.id
+        version = record.versions[0]
+        assert version.origin == "llm" and record.status == "draft"
+        assert "summarize" not in record.failures
+        assert version.field == "llm_pretraining"
+        assert version.tags and version.prompt_hash
+        assert record.title in version.summary  # the fake writes the title it was given: the right paper
+
+
+def no_key_anywhere(project: Project, *texts: str) -> None:
+    for folder in ("cache", "outputs"):
+        for path in (project.root / folder).rglob("*"):
+            if path.is_file():
+                assert KEY.encode() not in path.read_bytes(), path
+    for text in texts:
+        assert KEY not in text
+
+
+# -- the happy path -----------------------------------------------------------------
+
+
+def test_venue_one_call_per_paper_overlapping_then_cached(
+    project: Project, server: FakeOpenAI, cli: RunCli, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    server.latency = 0.1  # long enough that the first wave is all in flight together
+    configure(project, server)
+    write_venue(project)
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 0, result.err
+    assert server.calls == N
+    assert set(server.calls_by_title().values()) == {1}
+    assert server.peak_in_flight == CONCURRENCY  # calls really overlap, and never more than allowed
+    assert all(r.response_format == "json_schema" for r in server.requests)
+    assert_all_summarized(project)
+    assert f"{N} summarized" in result.err and "usage:" in result.err
+    usage = [r.usage for r in records(project)]
+    assert all(u.llm_calls == 1 and u.prompt_tokens > 0 and u.cost_usd > 0 for u in usage)
+    # The server saw the key only where it belongs: the Authorization header.
+    assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in server.requests)
+    assert all(KEY not in r.raw_body for r in server.requests)
+
+    # Same command again: nothing to do, no call.
+    again = cli("summarize", VENUE)
+    assert again.code == 0 and server.calls == N
+
+    # Records lost but the cache kept: every answer comes from cache/llm/, still no call.
+    for path in (project.root / "outputs" / "records" / VENUE).glob("*.json"):
+        path.unlink()
+    write_venue(project)
+    cached = cli("summarize", VENUE)
+    assert cached.code == 0, cached.err
+    assert server.calls == N
+    assert f"{N} cached" in cached.err
+    assert_all_summarized(project)
+    no_key_anywhere(project, result.err, again.err, cached.err, caplog.text)
+
+    status = cli("status", VENUE, "--json").json()
+    assert status["summarized"] == N and status["usage"]["llm_calls"] == 0  # records were rewritten
+    assert list((project.root / "cache" / "llm").rglob("*.json"))
+
+
+# -- faults: at most three calls per paper, every paper summarised -------------------------
+
+
+def _calls_per_title(server: FakeOpenAI) -> list[int]:
+    return list(server.calls_by_title().values())
+
+
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault.rate_limit(retry_after=0.05),
+        Fault.server_error(),
+        Fault.truncated(),
+        Fault.english(),
+        Fault.unknown_field(),
+    ],
+    ids=lambda f: f.kind,
+)
+def test_each_paper_recovers_from_one_fault(project: Project, server: FakeOpenAI, cli: RunCli, fault: Fault) -> None:
+    configure(project, server)
+    write_venue(project)
+    server.fail_first(fault)
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 0, result.err
+    assert_all_summarized(project)
+    assert sorted(set(_calls_per_title(server))) == [2]  # the fault happened, then one more call
+    assert all(r.usage.llm_calls >= 1 for r in records(project))
+    by_title: dict[str, list] = {}
+    for request in server.requests:
+        by_title.setdefault(request.title, []).append(request)
+    for first, second in by_title.values():
+        if fault.kind == "rate_limit":
+            assert first.status == 429
+            assert second.started - first.finished >= 0.045  # Retry-After honoured, not the 5 ms backoff
+        elif fault.kind == "server_error":
+            assert first.status == 500
+            assert second.body["messages"] == first.body["messages"]  # a plain retry
+        else:
+            # Re-ask: the model sees its previous answer and what was wrong with it.
+            messages = second.body["messages"]
+            assert messages[-2] == {"role": "assistant", "content": first.content}
+            assert "问题" in messages[-1]["content"]
+            expected = {"truncated": "not valid JSON", "english": "no Chinese", "unknown_field": "unknown field"}
+            assert expected[fault.kind] in messages[-1]["content"]
+
+
+def test_json_schema_refused_falls_back_to_json_object_once_per_run(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    server.json_schema = False  # like DeepSeek: 400 to response_format json_schema
+    configure(project, server)
+    write_venue(project)
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 0, result.err
+    assert_all_summarized(project)
+    assert max(_calls_per_title(server)) <= 2
+    refused = [r for r in server.requests if r.response_format == "json_schema"]
+    assert all(r.status == 400 for r in refused)
+    # Only the requests already in flight when the first refusal came back asked for json_schema.
+    assert 1 <= len(refused) <= CONCURRENCY
+    assert server.calls == N + len(refused)
+    assert server.requests[-1].response_format == "json_object"
+
+
+def test_forced_json_object_mode_never_asks_for_json_schema(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server, structured_output="json_object")
+    write_venue(project, 4)
+    assert cli("summarize", VENUE).code == 0
+    assert [r.response_format for r in server.requests] == ["json_object"] * 4
+    prompt = server.requests[0].body["messages"]
+    assert "JSON" in prompt[0]["content"] and '"summary"' in prompt[-1]["content"]  # schema + example in prompt
+
+
+def test_timeouts_are_retried(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server, timeout_s=0.3)
+    write_venue(project)
+    server.script(*[Fault.hang(1.5)] * CONCURRENCY)  # the first wave hangs past the timeout
+
+    started = time.monotonic()
+    result = cli("summarize", VENUE)
+
+    assert result.code == 0, result.err
+    assert_all_summarized(project)
+    assert max(_calls_per_title(server)) <= 3
+    assert server.calls == N + CONCURRENCY
+    assert time.monotonic() - started < 5
+
+
+def test_a_paper_fails_after_max_attempts_with_its_last_output(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    configure(project, server)
+    write_venue(project, 3)
+    stubborn = title(1)
+    server.fault_for = lambda request: Fault.english() if request.title == stubborn else None
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 1
+    assert server.calls_by_title()[stubborn] == 3  # llm.max_attempts
+    record = project.store().load(VENUE, paper_id(1))
+    failure = record.failures["summarize"]
+    assert not record.versions and failure.attempts == 3
+    assert "no Chinese" in failure.reason
+    assert failure.raw_output and "This paper proposes" in failure.raw_output
+    assert record.usage.llm_calls == 3  # failed attempts still cost money
+    assert f"{paper_id(1)}: " in result.err and "no Chinese" in result.err
+    assert len([r for r in records(project) if r.versions]) == 2
+
+    # The next run retries only the failed paper, and a success clears the failure.
+    server.fault_for = None
+    before = server.calls
+    again = cli("summarize", VENUE)
+    assert again.code == 0, again.err
+    assert server.calls == before + 1
+    assert "summarize" not in project.store().load(VENUE, paper_id(1)).failures
+
+
+@pytest.mark.parametrize("fault", [Fault.bad_request(), Fault.forbidden()], ids=lambda f: f.kind)
+def test_400_and_403_are_not_retried(project: Project, server: FakeOpenAI, cli: RunCli, fault: Fault) -> None:
+    configure(project, server)
+    write_venue(project, 2)
+    target = title(0)
+    server.fault_for = lambda request: fault if request.title == target else None
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 1
+    assert server.calls_by_title()[target] == 1
+    reason = project.store().load(VENUE, paper_id(0)).failures["summarize"].reason
+    assert reason.startswith("HTTP 40")
+
+
+def test_401_stops_the_run_naming_the_variable(
+    project: Project, server: FakeOpenAI, cli: RunCli, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("MY_PROVIDER_KEY", KEY)
+    configure(project, server, api_key_env="MY_PROVIDER_KEY")
+    write_venue(project)
+    server.fail_first(Fault.unauthorized(), n=99)  # the fake even echoes the key in its 401 body
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 2
+    assert "MY_PROVIDER_KEY" in result.err and "llm.api_key_env" in result.err
+    assert server.calls <= CONCURRENCY  # stopped at once: no paper after the first wave
+    assert not any(r.versions for r in records(project))
+    no_key_anywhere(project, result.out, result.err, caplog.text)
+
+
+def test_missing_key_is_a_usage_error_unless_everything_is_cached(
+    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(project, server)
+    write_venue(project, 3)
+    assert cli("summarize", VENUE).code == 0
+    for path in (project.root / "outputs" / "records" / VENUE).glob("*.json"):
+        path.unlink()
+    write_venue(project, 4)
+    monkeypatch.delenv("OPENAI_API_KEY")
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 2 and "OPENAI_API_KEY" in result.err
+    assert server.calls == 3
+    # The three cached answers were still written before the key was needed.
+    assert sum(1 for r in records(project) if r.versions) == 3
+
+
+# -- pacing -------------------------------------------------------------------------------
+
+
+def test_requests_per_minute_are_respected(project: Project, cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:
+    window = 0.25  # "a minute", shrunk for the test, on both sides
+    monkeypatch.setattr(llm, "MINUTE_S", window)
+    rpm, n = 5, 20
+    # The provider's bucket gets one request of slack for loopback jitter (the first request is slower).
+    with FakeOpenAI(latency=0.0, rpm=rpm + 1, rpm_window_s=window) as server:
+        configure(project, server, requests_per_minute=rpm, max_concurrency=8)
+        write_venue(project, n)
+        started = time.monotonic()
+        result = cli("summarize", VENUE)
+        elapsed = time.monotonic() - started
+
+    assert result.code == 0, result.err
+    assert server.statuses() == [200] * n  # the provider's own limit was never hit
+    # A burst of one window's allowance, then paced at the refill rate.
+    assert elapsed >= (n - rpm) * window / rpm * 0.9
+    starts = sorted(r.started for r in server.requests)
+    rate = rpm / window
+    for i, t in enumerate(starts):  # token-bucket conformance: burst + refill, never more
+        assert i + 1 <= rpm + (t - starts[0]) * rate + 1
+
+
+# -- --force, approved and edited papers -----------------------------------------------------
+
+
+def test_force_redoes_model_drafts_but_never_touches_approved_or_edited(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    configure(project, server)
+    store = write_venue(project, 5)
+    assert cli("summarize", VENUE).code == 0
+    approved = store.load(VENUE, paper_id(0))
+    approved.approve()
+    store.save(approved)
+    edited = store.load(VENUE, paper_id(1))
+    edited.add_version(summary_text(), ["LLM"], "llm_pretraining", "human")
+    store.save(edited)
+    rejected = store.load(VENUE, paper_id(2))
+    rejected.status = "rejected"
+    store.save(rejected)
+    snapshot = {p.name: p.read_bytes() for p in store.venue_dir(VENUE).glob("*.json")}
+
+    plain = cli("summarize", VENUE)
+    assert plain.code == 0 and server.calls == 5
+    assert {p.name: p.read_bytes() for p in store.venue_dir(VENUE).glob("*.json")} == snapshot
+
+    forced = cli("summarize", VENUE, "--force")
+    assert forced.code == 0, forced.err
+    assert server.calls == 5 + 3  # papers 2 (rejected), 3, 4: the cache is ignored
+    assert store.path(VENUE, paper_id(0)).read_bytes() == snapshot[f"{paper_id(0)}.json"]
+    assert store.path(VENUE, paper_id(1)).read_bytes() == snapshot[f"{paper_id(1)}.json"]
+    redone = store.load(VENUE, paper_id(2))
+    assert len(redone.versions) == 2 and redone.status == "draft"
+    assert len(store.load(VENUE, paper_id(3)).versions) == 2
+
+
+def test_limit_caps_the_papers_summarised(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server)
+    write_venue(project, 6)
+    assert cli("summarize", VENUE, "--limit", "2").code == 0
+    assert server.calls == 2
+    assert sum(1 for r in records(project) if r.versions) == 2
+
+
+def test_unfetched_papers_are_counted_not_failed(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server)
+    store = write_venue(project, 2)
+    store.save(Record(venue=VENUE, id="2601.99999", title="Not fetched yet"))
+    result = cli("summarize", VENUE)
+    assert result.code == 0, result.err
+    assert "1 not fetched" in result.err and server.calls == 2
+
+
+# -- regen API ----------------------------------------------------------------------------------
+
+
+def test_regenerate_makes_one_fresh_call_with_feedback(project: Project, server: FakeOpenAI) -> None:
+    configure(project, server)
+    store = write_venue(project, 1)
+    settings = project.settings()
+    summarize_venue(settings, store, VENUE)
+    record = store.load(VENUE, paper_id(0))
+    record.approve()
+    old = record.current
+    assert old is not None
+
+    for n in (1, 2):  # the cache is ignored: every regen is a call
+        draft, usage = regenerate_summary(settings, record, feedback="请突出 40% 的算力节省")
+        assert server.calls == 1 + n and usage.llm_calls == 1 and usage.cost_usd > 0
+    user = server.requests[-1].body["messages"][-1]["content"]
+    assert "审稿意见：请突出 40% 的算力节省" in user and old.summary in user
+    assert draft.model == settings.llm.model and draft.prompt_hash and not draft.cached
+
+    version = add_llm_version(record, draft, feedback="请突出 40% 的算力节省")
+    assert record.status == "approved" and record.approved_version == old.number
+    assert record.has_pending_draft and version.feedback == "请突出 40% 的算力节省"
+
+
+# -- crash safety ----------------------------------------------------------------------------------
+
+
+def test_ctrl_c_keeps_finished_papers(project: Project, server: FakeOpenAI) -> None:
+    configure(project, server, max_concurrency=2)
+    store = write_venue(project, 6)
+    slow = {title(i) for i in range(2, 6)}
+    server.fault_for = lambda request: Fault.hang(3.0) if request.title in slow else None
+    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            summarize_venue(project.settings(), store, VENUE)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 2.5  # in-flight calls were cancelled, not waited for
+    done = {r.id for r in store.records(VENUE) if r.versions}
+    assert done == {paper_id(0), paper_id(1)}
+    assert all(json.loads(p.read_text("utf-8")) for p in Path(store.venue_dir(VENUE)).glob("*.json"))
