@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from conftest import Project, RunCli
 
+from conftest import Project, RunCli
 from summarizer import sources
 from summarizer.extract import PaperText
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
@@ -106,9 +106,7 @@ def test_fetch_a_mixed_list_then_fetch_again(project: Project, cli: RunCli, fake
     assert set(fake.pdf_requests()) == {"2501.00004", "2501.00005"}
 
 
-def test_fetch_all_good_exits_0_and_second_run_makes_no_request(
-    project: Project, cli: RunCli, fake: FakeArxiv
-) -> None:
+def test_fetch_all_good_exits_0_and_second_run_makes_no_request(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
     configure(project, fake, "2501.00001\n2501.00002\n")
     first = cli("fetch", "ICML2026")
     assert first.code == 0, first.err

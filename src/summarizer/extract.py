@@ -129,7 +129,7 @@ _SPACING_ACCENTS = {
     "¯": "\u0304",
     "˚": "\u030a",
 }
-_ACCENT_BEFORE_LETTER = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])\s?([A-Za-zıȷ])")
+_ACCENT_BEFORE_LETTER = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])\s?([^\W\d_])")
 _HYPHEN_BREAK = re.compile(r"(\S*?)([A-Za-z])-\n([a-z])")
 _ARXIV_STAMP = re.compile(r"^arXiv:\d{4}\.\d{4,5}|^arXiv:[a-z-]+/\d{7}")
 
@@ -338,6 +338,23 @@ def _section_end(units: list[_Unit], start: int, number: str | None) -> int:
     return len(units)
 
 
+def _join(parts: list[str]) -> str:
+    """Paragraphs joined by blank lines; a paragraph cut by a column or page break is mended."""
+    out = ""
+    for part in parts:
+        if not out:
+            out = part
+            continue
+        broken = re.search(r"(\S*?)([A-Za-z])-$", out)
+        if broken and part[:1].islower():
+            out = out[:-1] + ("-" if "-" in broken.group(1) else "") + part
+        elif part[:1].islower() and not out.endswith((".", ":", "!", "?")):
+            out = f"{out} {part}"
+        else:
+            out = f"{out}\n\n{part}"
+    return out
+
+
 def _body(units: list[_Unit], start: int, end: int, limit: int = MAX_SECTION_CHARS) -> tuple[str, set[int]]:
     parts: list[str] = []
     used: set[int] = set()
@@ -351,7 +368,7 @@ def _body(units: list[_Unit], start: int, end: int, limit: int = MAX_SECTION_CHA
         parts.append(text)
         used.add(i)
         size += len(text)
-    return "\n\n".join(parts)[: limit + 2000], used
+    return _join(parts)[: limit + 2000], used
 
 
 def _best_section(units: list[_Unit], kinds: tuple[str, ...]) -> tuple[str, set[int], int | None]:
@@ -428,7 +445,7 @@ def split_sections(doc: _Doc) -> PaperText:
         abstract=abstract,
         introduction=intro,
         conclusion=conclusion,
-        rest="\n\n".join(rest_parts),
+        rest=_join(rest_parts),
         pages=doc.pages,
     )
 
