@@ -392,6 +392,13 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 256  # the default backlog of 5 makes a burst of connections wait a SYN retry (1 s)
     daemon_threads = True
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], OSError):  # a client that hung up (timeout, Ctrl-C): not news
+            return
+        super().handle_error(request, client_address)
+
 
 def _error(message: str, code: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": code, "param": None, "code": code}}
