@@ -1,13 +1,58 @@
-"""Site stage: MkDocs digest pages from the records. Arrives with issue #5."""
+"""Site stage: MkDocs digest pages from the records.
+
+``build`` writes ``outputs/site/`` from approved versions only (``record.approved``,
+even when a newer pending draft exists); ``build --drafts`` writes
+``outputs/preview/`` (same layout) from every non-rejected paper with a summary
+(``record.current``).  In the preview a paper whose shown version is not the
+published one ends with a small italic marker — ``*（📝 草稿）*`` for a draft,
+``*（📝 修订待审）*`` for a pending revision of an approved paper — so the page
+keeps the format; the preview's site name says ``预览``.
+
+Layout (``digest-format.md``)::
+
+    mkdocs.yml
+    docs/index.md                      every venue, paper count, link
+    docs/<VENUE>/index.md              every field with counts, the venue's hot topics
+    docs/<VENUE>/<FIELD>/index.md      the field digest page
+    docs/javascripts/mathjax.js        MathJax settings for arithmatex
+
+``build VENUE...`` writes only those venues' pages; the home page, the nav
+and every cross-venue line still count all venues.  Pages are written only
+when their bytes change; pages the builder wrote before (listed in
+``.summarizer-pages``) that no longer have papers are removed.  Nothing else
+in the folder is touched.
+
+Tallies, ordering and escaping are plain Python here and in
+``markdown_text``; the layout lives in the jinja2 templates beside this file.
+"""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .config import Settings
-from .console import info
-from .errors import NotReadyError
-from .store import Store
+from jinja2 import Environment, PackageLoader, StrictUndefined
+
+from .checks import normalize_tags
+from .config import FieldSpec, Settings, TagSettings, Venue
+from .console import info, warn
+from .fsutil import write_if_changed
+from .markdown_text import (
+    escape_heading,
+    escape_inline,
+    escape_link_text,
+    link_target,
+    meta_text,
+    sort_key,
+    yaml_scalar,
+)
+from .store import Record, Store, Version
+
+MANIFEST = ".summarizer-pages"
+DRAFT_MARK = " *（📝 草稿）*"
+REVISION_MARK = " *（📝 修订待审）*"
+LIST_WRITTEN_UP_TO = 20
 
 
 @dataclass
@@ -15,10 +60,299 @@ class BuildReport:
     root: str
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # "VENUE/ID: why it is not on the site"
 
     def print(self) -> None:
-        info(f"built {self.root}: {len(self.written)} pages written, {len(self.unchanged)} unchanged")
+        removed = f", {len(self.removed)} removed" if self.removed else ""
+        info(f"built {self.root}: {len(self.written)} pages written, {len(self.unchanged)} unchanged{removed}")
+        if len(self.written) <= LIST_WRITTEN_UP_TO:
+            for page in self.written:
+                info(f"  wrote {page}")
+        for page in self.removed:
+            info(f"  removed {page}")
+        for line in self.skipped:
+            warn(f"  left off: {line}")
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One paper as it appears on a page."""
+
+    record: Record
+    version: Version
+    tags: tuple[str, ...]
+    mark: str = ""
+
+    @property
+    def sort(self) -> tuple[str, str, str]:
+        return (sort_key(self.record.title), self.record.title, self.record.id)
+
+
+# -- tallies and ordering (plain, tested Python) ---------------------------------
+
+
+def hot_topics(entries: list[Entry], top_k: int, min_count: int) -> list[tuple[str, int]]:
+    """Each tag counted once per paper; by count, ties by tag name; the first top_k with count >= min_count."""
+    counts: Counter[str] = Counter()
+    for entry in entries:
+        counts.update(set(entry.tags))
+    ranked = sorted(counts.items(), key=lambda item: (-item[1], sort_key(item[0]), item[0]))
+    return [(tag, n) for tag, n in ranked if n >= min_count][:top_k]
+
+
+def sort_entries(entries: list[Entry]) -> list[Entry]:
+    return sorted(entries, key=lambda e: e.sort)
+
+
+def label(emoji: str, name: str) -> str:
+    return " ".join(part for part in (emoji.strip(), name.strip()) if part)
+
+
+def paper_line(entry: Entry) -> str:
+    title = entry.record.title
+    link = link_target(entry.record.link)
+    head = f"**[{escape_link_text(title)}]({link})**" if link else f"**{escape_inline(title)}**"
+    return f"{head}: {escape_inline(entry.version.summary)}{entry.mark}"
+
+
+def select(record: Record, *, drafts: bool, tags: TagSettings) -> Entry | None:
+    """The version a build shows for this record, or None when it stays off the page."""
+    if drafts:
+        if record.status == "rejected" or record.current is None:
+            return None
+        version = record.current
+        if record.status == "draft":
+            mark = DRAFT_MARK
+        elif record.has_pending_draft or record.approved is None:
+            mark = REVISION_MARK
+        else:
+            mark = ""
+    else:
+        approved = record.approved
+        if approved is None:
+            return None
+        version, mark = approved, ""
+    return Entry(record, version, tuple(normalize_tags(version.tags, tags)), mark)
+
+
+# -- the build -----------------------------------------------------------------
+
+
+def _env() -> Environment:
+    return Environment(
+        loader=PackageLoader("summarizer", "templates"),
+        autoescape=False,  # Markdown and YAML, escaped in Python (markdown_text)
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        undefined=StrictUndefined,
+    )
+
+
+def _read_shipped(name: str) -> bytes:
+    return (Path(__file__).resolve().parent / "templates" / name).read_bytes()
+
+
+class _Writer:
+    def __init__(self, root: Path, report: BuildReport):
+        self.root = root
+        self.report = report
+        self.pages: set[str] = set()
+
+    def write(self, rel: str, text: str | bytes) -> None:
+        data = text.encode("utf-8") if isinstance(text, str) else text
+        self.pages.add(rel)
+        if write_if_changed(self.root / rel, data):
+            self.report.written.append(rel)
+        else:
+            self.report.unchanged.append(rel)
+
+
+def _gather(
+    settings: Settings, store: Store, *, drafts: bool, report: BuildReport
+) -> dict[str, dict[str, list[Entry]]]:
+    """venue id -> field id -> entries, for every configured venue (all of them: counts need all)."""
+    known_fields = set(settings.field_ids())
+    grouped: dict[str, dict[str, list[Entry]]] = {}
+    for venue in settings.venues:
+        by_field: dict[str, list[Entry]] = {}
+        for record in store.records(venue.id):
+            entry = select(record, drafts=drafts, tags=settings.tags)
+            if entry is None:
+                continue
+            if entry.version.field not in known_fields:
+                report.skipped.append(
+                    f"{venue.id}/{record.id}: field {entry.version.field!r} is not in config.yaml "
+                    f"(summarizer review edit {venue.id}/{record.id} --field ID)"
+                )
+                continue
+            by_field.setdefault(entry.version.field, []).append(entry)
+        grouped[venue.id] = {f: sort_entries(by_field[f]) for f in settings.field_ids() if f in by_field}
+    return grouped
+
+
+def _hot_text(hot: list[tuple[str, int]]) -> list[str]:
+    return [f"{escape_inline(tag)} ×{n}" for tag, n in hot]
+
+
+def _hot_meta(hot: list[tuple[str, int]]) -> str:
+    return f"，高频主题：{'、'.join(tag for tag, _ in hot)}" if hot else ""
+
+
+def _field_page(
+    env: Environment,
+    settings: Settings,
+    venue: Venue,
+    spec: FieldSpec,
+    grouped: dict[str, dict[str, list[Entry]]],
+) -> str:
+    entries = grouped[venue.id][spec.id]
+    hot = hot_topics(entries, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
+    cross = [
+        f"[{escape_link_text(label(other.emoji, other.name))} ({len(grouped[other.id][spec.id])})]"
+        f"(../../{other.id}/{spec.id}/index.md)"
+        for other in settings.venues
+        if other.id != venue.id and spec.id in grouped.get(other.id, {})
+    ]
+    n = len(entries)
+    return env.get_template("field.md.j2").render(
+        meta_title=yaml_scalar(meta_text(f"{venue.name} {spec.name} · {n} 篇论文解读")),
+        meta_description=yaml_scalar(meta_text(f"{venue.name} {spec.name}方向 {n} 篇论文的中文解读{_hot_meta(hot)}。")),
+        heading=escape_heading(label(spec.emoji, spec.name)),
+        venue_label=escape_inline(label(venue.emoji, venue.name)),
+        count=n,
+        cross=cross,
+        hot=_hot_text(hot),
+        papers=[paper_line(e) for e in entries],
+    )
+
+
+def _venue_page(env: Environment, settings: Settings, venue: Venue, by_field: dict[str, list[Entry]]) -> str:
+    everything = [e for entries in by_field.values() for e in entries]
+    hot = hot_topics(everything, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
+    fields = [
+        {"id": spec.id, "label": escape_link_text(label(spec.emoji, spec.name)), "count": len(by_field[spec.id])}
+        for spec in settings.fields
+        if spec.id in by_field
+    ]
+    n = len(everything)
+    return env.get_template("venue.md.j2").render(
+        meta_title=yaml_scalar(meta_text(f"{venue.name} · {n} 篇论文解读")),
+        meta_description=yaml_scalar(
+            meta_text(f"{venue.name} {n} 篇论文的中文解读，覆盖 {len(fields)} 个方向{_hot_meta(hot)}。")
+        ),
+        heading=escape_heading(label(venue.emoji, venue.name)),
+        count=n,
+        fields=fields,
+        hot=_hot_text(hot),
+    )
+
+
+def _site_title(settings: Settings, drafts: bool) -> str:
+    return f"{settings.site.title}（预览）" if drafts else settings.site.title
+
+
+def _home_page(
+    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[Entry]]], *, drafts: bool
+) -> str:
+    venues = [
+        {
+            "id": v.id,
+            "label": escape_link_text(label(v.emoji, v.name)),
+            "count": sum(len(e) for e in grouped[v.id].values()),
+            "fields": len(grouped[v.id]),
+        }
+        for v in settings.venues
+        if grouped.get(v.id)
+    ]
+    total = sum(len(e) for by_field in grouped.values() for e in by_field.values())
+    title = _site_title(settings, drafts)
+    return env.get_template("home.md.j2").render(
+        meta_title=yaml_scalar(meta_text(title)),
+        meta_description=yaml_scalar(meta_text(f"{len(venues)} 个会议 {total} 篇论文的中文解读。")),
+        heading=escape_heading(title),
+        venues=venues,
+        drafts=drafts,
+    )
+
+
+def _mkdocs_yml(
+    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[Entry]]], *, drafts: bool
+) -> str:
+    venues = []
+    for v in settings.venues:
+        by_field = grouped.get(v.id)
+        if not by_field:
+            continue
+        total = sum(len(e) for e in by_field.values())
+        fields = [
+            {"id": spec.id, "nav_title": yaml_scalar(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
+            for spec in settings.fields
+            if spec.id in by_field
+        ]
+        venues.append({"id": v.id, "nav_title": yaml_scalar(f"{label(v.emoji, v.name)} ({total})"), "fields": fields})
+    return env.get_template("mkdocs.yml.j2").render(
+        site_name=yaml_scalar(_site_title(settings, drafts)),
+        home_title=yaml_scalar("首页"),
+        venues=venues,
+    )
+
+
+def _read_manifest(root: Path) -> set[str]:
+    try:
+        text = (root / MANIFEST).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return set()
+    return {line for line in text.splitlines() if line and not line.startswith("#")}
+
+
+def _in_venue(rel: str, venue_ids: set[str]) -> bool:
+    parts = rel.split("/")
+    return len(parts) >= 3 and parts[0] == "docs" and parts[1] in venue_ids
+
+
+def _remove_stale(root: Path, stale: set[str], report: BuildReport) -> None:
+    for rel in sorted(stale):
+        path = root / rel
+        try:
+            path.unlink()
+        except FileNotFoundError:
+            continue
+        report.removed.append(rel)
+        folder = path.parent
+        while folder != root and folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
+            folder = folder.parent
 
 
 def build_site(settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool) -> BuildReport:
-    raise NotReadyError("build is not built yet (issue #5)")
+    """Write the site (approved versions) or the preview (``drafts``); only the given venues' pages when set."""
+    root = settings.outputs_dir / ("preview" if drafts else "site")
+    report = BuildReport(root=str(root))
+    selected = {settings.venue(v).id for v in venues} if venues else {v.id for v in settings.venues}
+    grouped = _gather(settings, store, drafts=drafts, report=report)
+    env = _env()
+    writer = _Writer(root, report)
+
+    writer.write("mkdocs.yml", _mkdocs_yml(env, settings, grouped, drafts=drafts))
+    writer.write("docs/javascripts/mathjax.js", _read_shipped("mathjax.js"))
+    writer.write("docs/index.md", _home_page(env, settings, grouped, drafts=drafts))
+    fields = {f.id: f for f in settings.fields}
+    for venue in settings.venues:
+        if venue.id not in selected or not grouped.get(venue.id):
+            continue
+        writer.write(f"docs/{venue.id}/index.md", _venue_page(env, settings, venue, grouped[venue.id]))
+        for field_id in grouped[venue.id]:
+            writer.write(
+                f"docs/{venue.id}/{field_id}/index.md", _field_page(env, settings, venue, fields[field_id], grouped)
+            )
+
+    previous = _read_manifest(root)
+    # A partial build keeps the pages of the venues it did not rebuild.
+    kept = {rel for rel in previous if venues and not _in_venue(rel, selected)} - writer.pages
+    _remove_stale(root, previous - writer.pages - kept, report)
+    owned = sorted(writer.pages | kept)
+    manifest = "# Files written by `summarizer build`; others in this folder are left alone.\n" + "\n".join(owned)
+    write_if_changed(root / MANIFEST, (manifest + "\n").encode("utf-8"))
+    return report
