@@ -229,6 +229,34 @@ def edit(
 
 
 def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, feedback: str | None) -> None:
-    from .errors import NotReadyError
+    """One fresh model call (the cache is ignored); the result is a new draft version.
 
-    raise NotReadyError("regen needs the summarize stage (issue #4)")
+    On an approved paper the approved version stays published and the new one
+    waits as a pending draft (clarification 2).  A failure is recorded in the
+    paper's record, with the model's last raw output, and raised.
+    """
+    from .errors import AuthenticationFailed, LLMError
+    from .llm import usage_of
+    from .summarize import add_llm_version, regenerate_summary
+
+    record = store.load(venue, paper_id)
+    try:
+        draft, usage = regenerate_summary(settings, record, feedback=feedback)
+    except AuthenticationFailed:
+        raise  # the provider refused the key: not this paper's failure
+    except LLMError as exc:
+        record.usage.add(usage_of(exc))
+        record.fail("summarize", exc.reason, attempts=exc.attempt, raw_output=exc.raw_output)
+        store.save(record)
+        raise
+    version = add_llm_version(record, draft, feedback=feedback)
+    record.usage.add(usage)
+    store.save(record)
+    console.info(f"{venue}/{paper_id}: version {version.number} written by {draft.model} ({console.usage_line(usage)})")
+    if record.has_pending_draft:
+        console.info(
+            f"version {record.approved_version} stays published; to publish the new one: "
+            f"summarizer review approve {venue}/{paper_id}"
+        )
+    else:
+        console.info(f"review it: summarizer review show {venue}/{paper_id}")
