@@ -1,9 +1,141 @@
-"""`summarizer demo`: the real pipeline on a bundled sample venue. Arrives with issue #7."""
+"""`summarizer demo`: the real pipeline on a bundled sample venue, offline, with no API key.
+
+The demo runs the same stages as a real venue — fetch, extract, summarize,
+review, build — with ``examples/demo/config.yaml``.  Only the outside world is
+replaced, by the loopback stand-ins of ``summarizer.testing``: a fake arXiv
+that serves the fictional papers of ``examples/demo/papers.yaml`` (their PDFs
+are generated from the paper text), and a fake OpenAI-compatible provider that
+replays the recorded summaries written for the demo.  Nothing leaves the
+machine and no key is needed.
+"""
 
 from __future__ import annotations
 
-from .errors import NotReadyError
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from . import console
+from .config import Settings, load_settings
+from .errors import SummarizerError, UsageError
+from .review import approve
+from .site import build_site
+from .sources import fetch_venue
+from .store import Store
+from .summarize import summarize_venue
+from .testing.fake_arxiv import FakeArxiv, FakePaper
+from .testing.fake_openai import FakeOpenAI, paper_title
+
+PLACEHOLDER_KEY = "demo-placeholder-not-a-real-key"
+REPLAY_LATENCY_S = 0.3  # a little model latency, so the progress and the overlap are visible
 
 
-def run_demo() -> None:
-    raise NotReadyError("demo is not built yet (issue #7)")
+@dataclass
+class DemoPaper:
+    venue: str
+    paper: FakePaper
+    answer: dict[str, Any]
+
+
+def demo_dir() -> Path:
+    """``examples/demo`` of the source checkout this package runs from."""
+    here = Path(__file__).resolve().parents[2] / "examples" / "demo"
+    if not (here / "config.yaml").is_file():
+        raise UsageError("the demo needs the source checkout's examples/demo/: run it from a clone (make demo)")
+    return here
+
+
+def load_papers(path: Path) -> list[DemoPaper]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    papers = []
+    for item in data["papers"]:
+        paper = FakePaper(
+            arxiv_id=str(item["arxiv_id"]),
+            title=item["title"],
+            abstract=item["abstract"],
+            authors=list(item["authors"]),
+            categories=list(item["categories"]),
+            comment=item.get("comment"),
+            published="2026-12-01T08:00:00Z",
+            sections=list(item["sections"].items()),
+        )
+        papers.append(DemoPaper(venue=item["venue"], paper=paper, answer=dict(item["answer"])))
+    return papers
+
+
+def replay(papers: list[DemoPaper]) -> Any:
+    """The stand-in provider's answer: the recorded summary of the paper the prompt names."""
+    by_title = {p.paper.title: p.answer for p in papers}
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        title = paper_title(body)
+        if title not in by_title:
+            raise KeyError(f"no recorded answer for {title!r}")
+        return by_title[title]
+
+    return answer
+
+
+def _run_stages(settings: Settings, store: Store) -> bool:
+    ok = True
+    for venue in settings.venues:
+        with store.lock(venue.id):
+            fetched = fetch_venue(settings, store, venue.id)
+            console.print_report(fetched)
+            summarized = summarize_venue(settings, store, venue.id)
+            console.print_report(summarized)
+        ok = ok and fetched.ok and summarized.ok
+    return ok
+
+
+def _approve_drafts(settings: Settings, store: Store) -> None:
+    console.info("review: approving every draft (an editor would read them first: summarizer review list VENUE)")
+    for venue in settings.venues:
+        with store.lock(venue.id):
+            approve(settings, store, venue.id, None)
+
+
+def _closing_note(settings: Settings, site_root: Path) -> None:
+    config = os.path.relpath(settings.config_file)
+    pages = sorted(site_root.glob("docs/*/*/index.md"))
+    page = max(pages, key=lambda p: (p.stat().st_size, str(p)), default=None)  # the fullest page
+    out = console.out
+    out.print()
+    if page is not None:
+        out.print(f"[bold]One of the pages[/bold] ({os.path.relpath(page)}):\n")
+        out.print(page.read_text(encoding="utf-8"), markup=False, highlight=False)
+    out.print("[bold]Done.[/bold] The demo's papers are fictional and their summaries are recorded samples.")
+    out.print(f"  site:     {os.path.relpath(site_root)}/docs/", markup=False)
+    out.print(f"  serve it: .venv/bin/mkdocs serve -f {os.path.relpath(site_root)}/mkdocs.yml", markup=False)
+    out.print(f"  records:  summarizer --config {config} review list ICML2026", markup=False)
+    out.print("  a real venue, with a real key (config.yaml at the repository root):", markup=False)
+    out.print("    export OPENAI_API_KEY=sk-...  &&  .venv/bin/summarizer run ICML2026", markup=False)
+
+
+def run_demo(folder: Path | None = None) -> None:
+    """Run the demo in ``folder`` (default: the checkout's examples/demo); its outputs land there."""
+    folder = folder or demo_dir()
+    settings = load_settings(folder / "config.yaml")
+    papers = load_papers(folder / "papers.yaml")
+    os.environ.setdefault(settings.llm.api_key_env, PLACEHOLDER_KEY)
+    store = Store(settings.outputs_dir)
+    console.info(
+        f"demo: {len(papers)} fictional papers, {len(settings.venues)} venues, "
+        "offline stand-ins for arXiv and the model provider"
+    )
+    with (
+        FakeArxiv([p.paper for p in papers]) as arxiv_stub,
+        FakeOpenAI(answer=replay(papers), latency=REPLAY_LATENCY_S, model=settings.llm.model) as provider,
+    ):
+        settings.arxiv.api_url = arxiv_stub.api_url
+        settings.llm.base_url = provider.base_url
+        ok = _run_stages(settings, store)
+        _approve_drafts(settings, store)
+        report = build_site(settings, store, None, drafts=False)
+        report.print()
+    _closing_note(settings, Path(report.root))
+    if not ok:
+        raise SummarizerError("the demo had failures (listed above): please report this as a bug")
