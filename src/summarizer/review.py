@@ -52,7 +52,9 @@ def list_papers(settings: Settings, store: Store, venue: str, *, status: str | N
     records = [r for r in store.records(venue) if _matches(r, status)]
     now = datetime.now(UTC)
     table = Table(title=f"{venue}: {len(records)} papers" + (f" ({status})" if status else ""))
-    for column in ("id", "status", "field", "tags", "chars", "warnings", "model", "age"):
+    for column in ("id", "status"):  # whole, so an id can be copied into the next command
+        table.add_column(column, no_wrap=True)
+    for column in ("field", "tags", "chars", "warnings", "model", "age"):
         table.add_column(column, overflow="fold")
     for record in records:
         current = record.current
