@@ -201,6 +201,10 @@ def test_downgrade_is_remembered_for_the_run(project: Project) -> None:
 
         asyncio.run(go())
     assert [r.response_format for r in server.requests] == ["json_schema", "json_object", "json_object", "json_object"]
+    # json_object is not enforced by the provider: the schema goes into the system prompt instead.
+    schema_text = json.dumps(response_schema(settings), ensure_ascii=False)
+    systems = [r.body["messages"][0]["content"] for r in server.requests]
+    assert schema_text not in systems[0] and all(schema_text in s for s in systems[1:])
 
 
 def test_forced_json_schema_does_not_fall_back(project: Project) -> None:

@@ -278,14 +278,15 @@ class LLMClient:
             }
         else:
             response_format = {"type": "json_object"}
-        estimate = sum(estimate_tokens(m["content"]) for m in state.messages) + max_tokens
+        messages = state.messages if mode == "json_schema" else _with_schema(state.messages, schema)
+        estimate = sum(estimate_tokens(m["content"]) for m in messages) + max_tokens
         await self.limiter.acquire(estimate)
         try:
             async with self.semaphore:
                 state.calls += 1
                 completion = await self.client.chat.completions.create(  # type: ignore[call-overload]
                     model=self.settings.model,
-                    messages=state.messages,
+                    messages=messages,
                     temperature=self.settings.temperature,
                     max_tokens=max_tokens,
                     response_format=response_format,
@@ -407,6 +408,14 @@ class LLMClient:
             error = LLMError(reason, paper_id=paper_id, attempt=state.calls, raw_output=state.last_raw)
         error.usage = state.usage  # type: ignore[attr-defined]
         raise error
+
+
+def _with_schema(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
+    """In json_object mode the provider does not enforce the schema: state it in the system prompt."""
+    note = "\n\n输出的 JSON 对象必须符合这个 JSON Schema：\n" + json.dumps(schema, ensure_ascii=False)
+    if messages and messages[0]["role"] == "system":
+        return [{"role": "system", "content": messages[0]["content"] + note}, *messages[1:]]
+    return [{"role": "system", "content": note.strip()}, *messages]
 
 
 def _reask_messages(raw: str, problems: list[str]) -> list[dict[str, str]]:
