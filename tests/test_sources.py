@@ -179,6 +179,16 @@ def test_title_that_matches_is_resolved_and_a_near_miss_is_not(project: Project,
     assert store.get("ICML2026", "2501.00007") is None, "never summarise the wrong paper"
 
 
+def test_a_title_that_resolves_later_leaves_no_stale_record(project: Project, fake: FakeArxiv) -> None:
+    text = "Scaling Sparse Experts Without Tears\n"
+    _settings, store, report = fetch_list(project, fake, text)
+    assert dict(report.failures) == {"scaling-sparse-experts-without-tears": "no arXiv match for title"}
+    fake.add(FakePaper("2501.00009", "Scaling Sparse Experts Without Tears"))  # the paper appears on arXiv
+    _settings, store, report = fetch_list(project, fake, text)
+    assert report.ok
+    assert [r.id for r in store.records("ICML2026")] == ["2501.00009"]
+
+
 def test_arxiv_query_source(project: Project, fake: FakeArxiv) -> None:
     fake.add(FakePaper("2501.00001", "Accepted One", comment="Accepted at ICML 2026"))
     fake.add(FakePaper("2501.00002", "Accepted Two", comment="ICML 2026 (oral)"))

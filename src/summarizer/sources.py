@@ -34,7 +34,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -468,6 +468,13 @@ class _Run:
         self.taken[pid] = entry.line
         return True
 
+    def forget_unresolved(self, entry: Entry, pid: str) -> None:
+        """A title that failed to resolve in an earlier run left a record under its slug: drop it."""
+        stale = self.records.get(entry.provisional_id())
+        if stale is not None and stale.id != pid and not stale.versions:
+            self.store.delete(self.venue, stale.id)
+            del self.records[stale.id]
+
     def fail(self, record: Record, reason: str) -> None:
         if record.abstract:
             record.fetch.abstract_only = True
@@ -607,6 +614,7 @@ def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int |
             pid = paper_id(arxiv_id=result.get_short_id())
             if not run.claim(pid, entry):
                 continue
+            run.forget_unresolved(entry, pid)
             record = run.record(pid, entry)
             if _done(settings, record):
                 run.cached(record)
@@ -642,8 +650,6 @@ def _fetch_pdfs(settings: Settings, run: _Run, records: list[Record]) -> None:
             future = pool.submit(download_pdf, url, cache_dir=cache, timeout_s=arx.timeout_s, max_mb=arx.max_pdf_mb)
             futures[future] = record
         run.bar.note("PDFs")
-        from concurrent.futures import as_completed
-
         for future in as_completed(futures):
             record = futures[future]
             try:

@@ -198,6 +198,10 @@ class Store:
         data = (record.model_dump_json(indent=2) + "\n").encode("utf-8")
         return write_if_changed(self.path(record.venue, record.id), data)
 
+    def delete(self, venue: str, paper_id: str) -> None:
+        """Remove a record that never held a summary (e.g. a list line resolved under another id)."""
+        self.path(venue, paper_id).unlink(missing_ok=True)
+
     def records(self, venue: str) -> list[Record]:
         folder = self.venue_dir(venue)
         if not folder.is_dir():
