@@ -329,8 +329,11 @@ def main(argv: list[str] | None = None) -> int:
     debug = os.environ.get("SUMMARIZER_DEBUG") == "1"
     try:
         cli.main(args=argv, prog_name="summarizer", standalone_mode=False)
-    except click.exceptions.Abort:
-        console.err.print("aborted")
+    except click.exceptions.Abort as exc:
+        if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
+            console.err.print("interrupted: finished papers are saved; run the same command again to resume")
+        else:
+            console.err.print("aborted")
         return 130
     except click.ClickException as exc:
         exc.show()
