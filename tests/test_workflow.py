@@ -217,8 +217,8 @@ def test_force_and_import_never_replace_approved_or_human_work(
         assert new.versions[: len(old.versions)] == old.versions  # history kept, nothing overwritten
         assert [v.origin for v in new.versions[len(old.versions) :]] == ["import"]
         assert (new.status, new.approved_version) == (old.status, old.approved_version)
-    assert store.load(VENUE, EDITED).approved is not None
-    assert store.load(VENUE, EDITED).approved.summary == HUMAN_TEXT  # type: ignore[union-attr]
+    published_version = store.load(VENUE, EDITED).approved
+    assert published_version is not None and published_version.summary == HUMAN_TEXT
 
     # The same import again changes nothing; the published site still shows the approved texts.
     imported = {paper: record_bytes(configured, paper) for paper in kept}
