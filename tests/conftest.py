@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable
+import signal
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,24 @@ def _clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for var in ("OPENAI_API_KEY", "SUMMARIZER_CONFIG", "SUMMARIZER_DEBUG"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("SUMMARIZER_NO_PROGRESS", "1")
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_works() -> Iterator[None]:
+    """A shell that starts pytest in the background (``pytest &``, as CI may) leaves SIGINT ignored.
+
+    Python then installs no KeyboardInterrupt handler, and children inherit the ignore.  Restore
+    the default for the test: a Python handler here is reset on exec, so subprocesses get their
+    usual Ctrl-C behaviour too.
+    """
+    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 @pytest.fixture

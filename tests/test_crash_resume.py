@@ -53,23 +53,6 @@ def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, KEY)
 
 
-@pytest.fixture(autouse=True)
-def _ctrl_c_reaches_children() -> Iterator[None]:
-    """A shell starting pytest in the background (``pytest &``) leaves SIGINT ignored, and children inherit that.
-
-    A Python handler in this process is reset to the default on exec, so the summarizer subprocess gets
-    its usual Ctrl-C behaviour whatever started the tests.
-    """
-    if signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
-        yield
-        return
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 @pytest.fixture
 def arxiv() -> Iterator[FakeArxiv]:
     with FakeArxiv() as server:
