@@ -6,9 +6,11 @@ failures are listed with reasons); 2 a usage or configuration error.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,14 @@ class Context:
     @property
     def store(self) -> Store:
         return Store(self.settings.outputs_dir)
+
+    @contextlib.contextmanager
+    def locked(self, venue: str) -> Iterator[Store]:
+        """The store, holding the venue's lock: a configured venue, one writing command at a time."""
+        self.settings.venue(venue)
+        store = self.store
+        with store.lock(venue):
+            yield store
 
 
 pass_ctx = click.make_pass_decorator(Context)
@@ -100,10 +110,8 @@ def fetch(c: Context, venue: str, limit: int | None) -> None:
     """Read the venue's list, fetch arXiv metadata and PDFs, extract the text."""
     from .sources import fetch_venue
 
-    settings = c.settings
-    settings.venue(venue)
-    with c.store.lock(venue):
-        report = fetch_venue(settings, c.store, venue, limit=limit)
+    with c.locked(venue) as store:
+        report = fetch_venue(c.settings, store, venue, limit=limit)
     console.print_report(report)
     finish(report.ok)
 
@@ -117,10 +125,8 @@ def summarize(c: Context, venue: str, limit: int | None, force: bool) -> None:
     """Write a draft summary for every fetched paper that has none."""
     from .summarize import summarize_venue
 
-    settings = c.settings
-    settings.venue(venue)
-    with c.store.lock(venue):
-        report = summarize_venue(settings, c.store, venue, limit=limit, force=force)
+    with c.locked(venue) as store:
+        report = summarize_venue(c.settings, store, venue, limit=limit, force=force)
     console.print_report(report)
     finish(report.ok)
 
@@ -133,10 +139,8 @@ def run(c: Context, venue: str, limit: int | None) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from .pipeline import run_venue
 
-    settings = c.settings
-    settings.venue(venue)
-    with c.store.lock(venue):
-        ok = run_venue(settings, c.store, venue, limit=limit)
+    with c.locked(venue) as store:
+        ok = run_venue(c.settings, store, venue, limit=limit)
     finish(ok)
 
 
@@ -149,9 +153,8 @@ def regen(c: Context, ref: str, feedback: str | None) -> None:
     from .review import regenerate
 
     venue, paper = split_ref(ref)
-    c.settings.venue(venue)
-    with c.store.lock(venue):
-        regenerate(c.settings, c.store, venue, paper, feedback=feedback)
+    with c.locked(venue) as store:
+        regenerate(c.settings, store, venue, paper, feedback=feedback)
 
 
 # -- review -----------------------------------------------------------------
@@ -198,18 +201,16 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
         if len(refs) != 1 or "/" in refs[0]:
             raise UsageError("with --all give one VENUE: summarizer review approve ICML2026 --all")
         venue = refs[0]
-        c.settings.venue(venue)
-        with c.store.lock(venue):
-            approve(c.settings, c.store, venue, None)
+        with c.locked(venue) as store:
+            approve(c.settings, store, venue, None)
         return
     by_venue: dict[str, list[str]] = {}
     for ref in refs:
         venue, paper = split_ref(ref)
         by_venue.setdefault(venue, []).append(paper)
     for venue, papers in by_venue.items():
-        c.settings.venue(venue)
-        with c.store.lock(venue):
-            approve(c.settings, c.store, venue, papers)
+        with c.locked(venue) as store:
+            approve(c.settings, store, venue, papers)
 
 
 @review.command("reject")
@@ -221,9 +222,8 @@ def review_reject(c: Context, ref: str, note: str) -> None:
     from .review import reject
 
     venue, paper = split_ref(ref)
-    c.settings.venue(venue)
-    with c.store.lock(venue):
-        reject(c.settings, c.store, venue, paper, note=note)
+    with c.locked(venue) as store:
+        reject(c.settings, store, venue, paper, note=note)
 
 
 @review.command("edit")
@@ -237,10 +237,9 @@ def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, fie
     from .review import edit
 
     venue, paper = split_ref(ref)
-    c.settings.venue(venue)
     tag_list = [t for t in (s.strip() for s in tags.split(",")) if t] if tags is not None else None
-    with c.store.lock(venue):
-        edit(c.settings, c.store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+    with c.locked(venue) as store:
+        edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
 
 
 # -- site, exchange, status ---------------------------------------------------
