@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .store import Usage
 
@@ -97,15 +97,15 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
 
 
 class ProgressBar:
-    def __init__(self, bar: Progress, task: object):
+    def __init__(self, bar: Progress, task: TaskID):
         self._bar = bar
         self._task = task
 
     def advance(self, note: str | None = None) -> None:
         if note is None:
-            self._bar.advance(self._task)  # type: ignore[arg-type]
+            self._bar.advance(self._task)
         else:
-            self._bar.update(self._task, advance=1, note=escape(note))  # type: ignore[arg-type]
+            self._bar.update(self._task, advance=1, note=escape(note))
 
     def note(self, note: str) -> None:
-        self._bar.update(self._task, note=escape(note))  # type: ignore[arg-type]
+        self._bar.update(self._task, note=escape(note))

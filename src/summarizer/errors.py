@@ -99,6 +99,7 @@ class LLMError(StageError):
     ):
         self.attempt = attempt
         self.raw_output = raw_output
+        self.usage: object | None = None  # a store.Usage: what the failed calls cost, set by the llm client
         super().__init__(reason, paper_id=paper_id)
 
 

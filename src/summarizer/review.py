@@ -207,13 +207,14 @@ def edit(
             console.info("edit cancelled: nothing changed")
             return
         summary, tags, field = edited
-    if current is None and (summary is None or tags is None or field is None):
+    if current is not None:
+        summary = current.summary if summary is None else summary
+        tags = current.tags if tags is None else tags
+        field = current.field if field is None else field
+    if summary is None or tags is None or field is None:
         raise UsageError(f"{venue}/{paper_id} has no summary yet: give --summary, --tags and --field")
-    new_summary = summary if summary is not None else current.summary  # type: ignore[union-attr]
-    new_tags = tags if tags is not None else current.tags  # type: ignore[union-attr]
-    new_field = field if field is not None else current.field  # type: ignore[union-attr]
     try:
-        checked = check_summary(new_summary, new_tags, new_field, settings)
+        checked = check_summary(summary, tags, field, settings)
     except SummaryRejected as exc:
         raise UsageError(f"edit not saved: {exc}") from None
     if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
