@@ -98,6 +98,7 @@ class FakeArxiv:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # headers and body are two writes: no delayed-ACK stall
 
             def do_GET(self) -> None:
                 reply = fake._handle(self.path)

@@ -407,6 +407,9 @@ def _error(message: str, code: str) -> dict[str, Any]:
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
+        # Headers and body go out in two writes: with Nagle on, the body waits for the client's
+        # delayed ACK (~40 ms on Linux) on a kept-alive connection. Real providers set TCP_NODELAY.
+        disable_nagle_algorithm = True
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
