@@ -80,7 +80,13 @@ def _answer_model(field_ids: tuple[str, ...]) -> type[_AnswerBase]:
 
 def response_schema(settings: Settings) -> dict[str, Any]:
     """A strict JSON schema: every key required, no extra keys, no defaults or length keywords."""
-    schema = answer_model(settings).model_json_schema()
+    # Built once per field list (pydantic's schema generation costs ~0.5 ms, on every request otherwise).
+    return json.loads(_response_schema_json(tuple(settings.field_ids())))
+
+
+@functools.lru_cache(maxsize=16)
+def _response_schema_json(field_ids: tuple[str, ...]) -> str:
+    schema = _answer_model(field_ids).model_json_schema()
 
     def clean(node: Any) -> Any:
         if isinstance(node, dict):
@@ -98,7 +104,7 @@ def response_schema(settings: Settings) -> dict[str, Any]:
     schema["properties"]["summary"]["description"] = "一段中文解读，单段，不换行"
     schema["properties"]["tags"]["description"] = "1-5 个主题标签"
     schema["properties"]["field"]["description"] = "领域 id"
-    return schema
+    return json.dumps(schema, ensure_ascii=False)
 
 
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
@@ -401,13 +407,20 @@ class _Run:
         )
 
     def succeed(self, job: _Job, draft: Draft, usage: Usage) -> None:
+        self.save(job, draft, usage)
+        self.count(draft, usage)
+
+    def save(self, job: _Job, draft: Draft, usage: Usage) -> None:
+        """The paper's new version into its record, on disk (touches only this job's record: thread-safe)."""
         record = job.record
         if record.status == "rejected":
             record.status = "draft"  # --force: the new summary goes back to review
         add_llm_version(record, draft)
         record.usage.add(usage)
-        self.usage.add(usage)
         self.store.save(record)
+
+    def count(self, draft: Draft, usage: Usage) -> None:
+        self.usage.add(usage)
         if draft.cached:
             self.cached += 1
             self.report.count("cached")
@@ -439,6 +452,11 @@ def _select(record: Record, force: bool) -> str | None:
     return None
 
 
+def _persist(run: _Run, job: _Job, draft: Draft, usage: Usage) -> None:
+    run.cache.put(job.key, draft, usage)
+    run.save(job, draft, usage)
+
+
 async def _run_jobs(run: _Run, jobs: list[_Job], bar: console.ProgressBar) -> None:
     settings = run.settings
     queue = deque(jobs)
@@ -454,8 +472,10 @@ async def _run_jobs(run: _Run, jobs: list[_Job], bar: console.ProgressBar) -> No
                 except LLMError as exc:
                     run.fail(job, exc, usage_of(exc))
                 else:
-                    run.cache.put(job.key, draft, usage)
-                    run.succeed(job, draft, usage)
+                    # The file writes (answer cache, record; fsync'd) go to a thread, so they do not
+                    # hold up the other workers' requests on the event loop; counting stays here.
+                    await asyncio.to_thread(_persist, run, job, draft, usage)
+                    run.count(draft, usage)
                 bar.advance(run.note())
 
         tasks = [asyncio.create_task(worker()) for _ in range(min(settings.llm.max_concurrency, len(jobs)))]
