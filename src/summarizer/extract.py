@@ -68,19 +68,28 @@ def estimate_tokens(text: str) -> int:
     return cjk + (len(text) - cjk + 3) // 4
 
 
+_CUT_MARK = " …"
+
+
 def _cut_to_tokens(text: str, tokens: int) -> str:
+    """``text`` within ``tokens`` estimated tokens; a cut one ends with " …", counted in the budget."""
     if tokens <= 0:
         return ""
     if estimate_tokens(text) <= tokens:
         return text
+    # Room for the mark: estimates add up at most (ceil is subadditive), so the cut text plus
+    # the mark stays within ``tokens``.
+    room = tokens - estimate_tokens(_CUT_MARK)
+    if room <= 0:
+        return ""
     low, high = 0, len(text)
     while low < high:
         mid = (low + high + 1) // 2
-        if estimate_tokens(text[:mid]) <= tokens:
+        if estimate_tokens(text[:mid]) <= room:
             low = mid
         else:
             high = mid - 1
-    return text[:low].rstrip() + " …"
+    return text[:low].rstrip() + _CUT_MARK
 
 
 def model_input(record: Record, text: PaperText | None, budget: int) -> list[tuple[str, str]]:
