@@ -394,7 +394,7 @@ class LLMClient:
                     )
             raise AssertionError("unreachable: tenacity returns or re-raises")
         except AuthenticationFailed as exc:
-            exc.usage = state.usage  # type: ignore[attr-defined]
+            exc.usage = state.usage
             raise
         except _Reask as exc:
             error: LLMError = OutputInvalidError(
@@ -412,7 +412,7 @@ class LLMClient:
             if _retryable(exc):
                 reason += f" (gave up after {state.calls} attempts)"
             error = LLMError(reason, paper_id=paper_id, attempt=state.calls, raw_output=state.last_raw)
-        error.usage = state.usage  # type: ignore[attr-defined]
+        error.usage = state.usage
         raise error
 
 
