@@ -100,3 +100,17 @@ def test_mkdocs_build_strict_and_pages_read_as_written(project: Project, drafts:
     home = article(root / "site" / "index.html")
     assert any(block.startswith("论文解读") for block in home.blocks)
     assert (root / "site" / "ICLR2026" / "index.html").is_file()
+
+
+def test_a_build_of_one_venue_after_a_full_build_still_passes_strict(project: Project) -> None:
+    from conftest import summary_text
+    from test_site import add
+
+    settings, store = sample_store(project)
+    root = Path(build_site(settings, store, None, drafts=False).root)
+    # A new approved paper in a field ICLR2026 had no page for, then a build of ICML2026 only.
+    add(store, "ICLR2026", "2602.00031", "A New Field Paper", summary_text("图像"), ["扩散模型"], "llm_reasoning",
+        arxiv_id="2602.00031", status="approved")  # fmt: skip
+    build_site(settings, store, ["ICML2026"], drafts=False)
+    result = mkdocs_build(root)
+    assert result.returncode == 0, result.stderr[-2000:]

@@ -250,7 +250,10 @@ def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, fie
 @click.option("--drafts", is_flag=True, help="Build the preview (outputs/preview/) from every non-rejected paper.")
 @pass_ctx
 def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
-    """Write the site (approved summaries only) as MkDocs pages."""
+    """Write the site (approved summaries only) as MkDocs pages.
+
+    With VENUE... the site holds just those venues; with none, every configured venue.
+    """
     from .site import build_site
 
     for venue in venues:

@@ -16,8 +16,12 @@ Layout (``digest-format.md``)::
     docs/<VENUE>/<FIELD>/index.md      the field digest page
     docs/javascripts/mathjax.js        MathJax settings for arithmatex
 
-``build VENUE...`` writes only those venues' pages; the home page, the nav
-and every cross-venue line still count all venues.  Pages are written only
+``build VENUE...`` builds the site of just those venues: their pages, and a
+home page, nav and cross-venue lines that know only them, so every link
+resolves (a site mixing freshly built venues with stale pages of others
+would not: its nav and cross-venue links could point at pages that were
+never written).  ``build`` with no venue builds every configured venue.
+Pages are written only
 when their bytes change; pages the builder wrote before (listed in
 ``.summarizer-pages``) that no longer have papers are removed.  Nothing else
 in the folder is touched.
@@ -170,12 +174,12 @@ class _Writer:
 
 
 def _gather(
-    settings: Settings, store: Store, *, drafts: bool, report: BuildReport
+    settings: Settings, store: Store, venues: list[Venue], *, drafts: bool, report: BuildReport
 ) -> dict[str, dict[str, list[Entry]]]:
-    """venue id -> field id -> entries, for every configured venue (all of them: counts need all)."""
+    """venue id -> field id -> entries, for the venues of this build, in config order."""
     known_fields = set(settings.field_ids())
     grouped: dict[str, dict[str, list[Entry]]] = {}
-    for venue in settings.venues:
+    for venue in venues:
         by_field: dict[str, list[Entry]] = {}
         for record in store.records(venue.id):
             entry = select(record, drafts=drafts, tags=settings.tags)
@@ -307,11 +311,6 @@ def _read_manifest(root: Path) -> set[str]:
     return {line for line in text.splitlines() if line and not line.startswith("#")}
 
 
-def _in_venue(rel: str, venue_ids: set[str]) -> bool:
-    parts = rel.split("/")
-    return len(parts) >= 3 and parts[0] == "docs" and parts[1] in venue_ids
-
-
 def _remove_stale(root: Path, stale: set[str], report: BuildReport) -> None:
     for rel in sorted(stale):
         path = root / rel
@@ -331,7 +330,7 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
     root = settings.outputs_dir / ("preview" if drafts else "site")
     report = BuildReport(root=str(root))
     selected = {settings.venue(v).id for v in venues} if venues else {v.id for v in settings.venues}
-    grouped = _gather(settings, store, drafts=drafts, report=report)
+    grouped = _gather(settings, store, [v for v in settings.venues if v.id in selected], drafts=drafts, report=report)
     env = _env()
     writer = _Writer(root, report)
 
@@ -340,7 +339,7 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
     writer.write("docs/index.md", _home_page(env, settings, grouped, drafts=drafts))
     fields = {f.id: f for f in settings.fields}
     for venue in settings.venues:
-        if venue.id not in selected or not grouped.get(venue.id):
+        if not grouped.get(venue.id):
             continue
         writer.write(f"docs/{venue.id}/index.md", _venue_page(env, settings, venue, grouped[venue.id]))
         for field_id in grouped[venue.id]:
@@ -349,10 +348,8 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
             )
 
     previous = _read_manifest(root)
-    # A partial build keeps the pages of the venues it did not rebuild.
-    kept = {rel for rel in previous if venues and not _in_venue(rel, selected)} - writer.pages
-    _remove_stale(root, previous - writer.pages - kept, report)
-    owned = sorted(writer.pages | kept)
+    _remove_stale(root, previous - writer.pages, report)
+    owned = sorted(writer.pages)
     manifest = "# Files written by `summarizer build`; others in this folder are left alone.\n" + "\n".join(owned)
     write_if_changed(root / MANIFEST, (manifest + "\n").encode("utf-8"))
     return report
