@@ -123,3 +123,26 @@ def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
             pass
     with store.lock("ICML2026"):
         pass
+
+
+def test_written_files_honour_the_umask_and_keep_their_mode(tmp_path: Path) -> None:
+    from summarizer import fsutil
+
+    fresh = tmp_path / "fresh.txt"
+    fsutil.atomic_write_text(fresh, "a")
+    assert fresh.stat().st_mode & 0o777 == 0o666 & ~fsutil._UMASK  # as open() would, not mkstemp's 0600
+    fresh.chmod(0o640)
+    fsutil.atomic_write_text(fresh, "b")
+    assert fresh.stat().st_mode & 0o777 == 0o640 and fresh.read_text() == "b"
+
+
+def test_the_same_failure_again_leaves_the_record_unchanged(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    record = make_record()
+    record.fail("fetch", "not a PDF")
+    record.failures["fetch"].at = "2026-01-01T00:00:00Z"
+    store.save(record)
+    record.fail("fetch", "not a PDF")
+    assert store.save(record) is False
+    record.fail("fetch", "HTTP 404")
+    assert store.save(record) is True and record.failures["fetch"].reason == "HTTP 404"

@@ -9,11 +9,31 @@ import tempfile
 from pathlib import Path
 
 
+def _current_umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# Read once, at import, while the process has one thread: os.umask() can only be read by setting it.
+_UMASK = _current_umask()
+
+
 def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync, then rename over ``path``."""
+    """Write to a temporary file in the same folder, fsync, then rename over ``path``.
+
+    The file gets the mode an ordinary ``open()`` would give it (0666 less the
+    umask), or keeps the mode of the file it replaces: mkstemp's 0600 would
+    hide records and pages from other editors and the web server.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = path.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_UMASK
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()

@@ -160,7 +160,11 @@ class Record(_Model):
         return self.url or None
 
     def fail(self, stage: Stage, reason: str, **extra: object) -> None:
-        self.failures[stage] = Failure(stage=stage, reason=reason, **extra)
+        failure = Failure(stage=stage, reason=reason, **extra)
+        previous = self.failures.get(stage)
+        if previous is not None and previous.model_dump(exclude={"at"}) == failure.model_dump(exclude={"at"}):
+            return  # the same failure again: keep its first time, so the file does not change
+        self.failures[stage] = failure
 
     def clear_failure(self, stage: Stage) -> None:
         self.failures.pop(stage, None)
