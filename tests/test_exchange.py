@@ -131,3 +131,37 @@ def test_export_to_file_and_skips_unsummarised(cli: RunCli, project: Project) ->
     result = cli("export", "ICML2026", "-o", str(out))
     assert result.code == 0 and "1 without a summary left out" in result.err
     assert len(out.read_text("utf-8").splitlines()) == 2
+
+
+def test_import_respects_the_venue_lock(cli: RunCli, project: Project) -> None:
+    path = project.write_jsonl("in.jsonl", HOSTILE[:1])
+    with project.store().lock("ICML2026"):
+        result = cli("import", str(path))
+    assert result.code == 2 and "another summarizer command is working on ICML2026" in result.err
+    assert not (project.root / "outputs" / "records" / "ICML2026" / "2601.00001.json").exists()
+
+
+def test_a_line_without_ids_finds_the_fetched_paper_by_title(cli: RunCli, project: Project) -> None:
+    from summarizer.store import Record
+
+    project.store().save(
+        Record(venue="ICML2026", id="2601.00042", title="Process Reward Models for Math", arxiv_id="2601.00042")
+    )
+    row = {"venue": "ICML2026", "title": "process reward models  for MATH", "summary": summary_text(),
+           "tags": ["LLM"], "field": "llm_reasoning"}  # fmt: skip
+    assert cli("import", str(project.write_jsonl("in.jsonl", [row]))).code == 0
+    assert [r.id for r in project.store().records("ICML2026")] == ["2601.00042"]
+
+
+def test_import_tells_what_it_changed_and_takes_a_bom(cli: RunCli, project: Project) -> None:
+    row = dict(HOSTILE[1], tags=["a", "b", "c", "d", "e", "f"])
+    path = project.root / "bom.jsonl"
+    path.write_text("\ufeff" + json.dumps(row, ensure_ascii=False) + "\n", "utf-8")
+    result = cli("import", str(path))
+    assert result.code == 0, result.err
+    assert "bom.jsonl:1: 6 tags, kept the first 5" in result.err
+    bad = project.write_jsonl("bad.jsonl", [dict(HOSTILE[1], url="javascript:alert(1)")])
+    result = cli("import", str(bad))
+    assert result.code == 2 and "bad.jsonl:1: url: not an http(s) URL" in result.err
+    missing = cli("import", str(project.root / "nofile.jsonl"))
+    assert missing.code == 2 and "nofile.jsonl: file not found" in missing.err

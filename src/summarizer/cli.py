@@ -270,6 +270,8 @@ def import_(c: Context, file: Path) -> None:
     from .exchange import import_jsonl
 
     result = import_jsonl(file, c.settings, c.store)
+    for warning in result.warnings:
+        console.warn(warning)
     console.info(f"import {file}: {result.line()}")
 
 

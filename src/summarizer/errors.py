@@ -64,10 +64,11 @@ class RecordError(SummarizerError):
 class ImportFileError(SummarizerError):
     exit_code = 2
 
-    def __init__(self, file: str, line: int, message: str):
+    def __init__(self, file: str, line: int | None, message: str):
         self.file = file
         self.line = line
-        super().__init__(f"{file}:{line}: {message} (nothing from this file was imported)")
+        where = f"{file}:{line}" if line else file
+        super().__init__(f"{where}: {message} (nothing from this file was imported)")
 
 
 class StageError(SummarizerError):

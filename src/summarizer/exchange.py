@@ -13,17 +13,19 @@ importing the same file twice changes nothing.
 
 from __future__ import annotations
 
+import contextlib
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from .checks import SummaryRejected, check_summary
+from .checks import MAX_TAGS, SummaryRejected, check_summary
 from .config import Settings
 from .errors import ImportFileError
-from .ids import is_safe_paper_id, paper_id, parse_arxiv_id, strip_version
+from .ids import is_safe_paper_id, normalize_title, paper_id, parse_arxiv_id, strip_version
 from .store import Record, Status, Store
 
 EXPORT_KEYS = (
@@ -75,6 +77,16 @@ class ImportLine(BaseModel):
             raise ValueError(f"not a usable id (letters, digits, '.', '_', '-'): {value!r}")
         return value
 
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        value = value.strip()
+        if not re.match(r"^https?://\S+$", value, re.IGNORECASE):
+            raise ValueError(f"not an http(s) URL: {value!r}")
+        return value
+
     @model_validator(mode="after")
     def _arxiv_url_is_an_arxiv_id(self) -> ImportLine:
         # An arXiv abs/pdf URL says the paper's id; the link is derived from the id, not stored.
@@ -93,18 +105,39 @@ class ImportResult:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+    warnings: list[str] = field(default_factory=list)
 
     def line(self) -> str:
         return f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
 
 
-def _parse_file(path: Path, settings: Settings) -> list[tuple[int, ImportLine]]:
+class _TitleIndex:
+    """Existing records by normalised title, per venue: a line without ids finds its paper by title."""
+
+    def __init__(self, store: Store):
+        self.store = store
+        self._by_venue: dict[str, dict[str, list[str]]] = {}
+
+    def find(self, venue: str, title: str) -> str | None:
+        index = self._by_venue.get(venue)
+        if index is None:
+            index = {}
+            for record in self.store.records(venue):
+                index.setdefault(normalize_title(record.title), []).append(record.id)
+            self._by_venue[venue] = index
+        ids = index.get(normalize_title(title), [])
+        return ids[0] if len(ids) == 1 else None
+
+
+def _parse_file(
+    path: Path, settings: Settings, titles: _TitleIndex, warnings: list[str]
+) -> list[tuple[int, ImportLine]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a BOM, as Excel and Windows tools write it, is fine
     except FileNotFoundError:
-        raise ImportFileError(str(path), 0, "file not found") from None
+        raise ImportFileError(str(path), None, "file not found") from None
     except UnicodeDecodeError:
-        raise ImportFileError(str(path), 0, "not UTF-8 text") from None
+        raise ImportFileError(str(path), None, "not UTF-8 text") from None
     lines: list[tuple[int, ImportLine]] = []
     seen: dict[tuple[str, str], int] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -121,7 +154,9 @@ def _parse_file(path: Path, settings: Settings) -> list[tuple[int, ImportLine]]:
         except ValidationError as exc:
             first = exc.errors()[0]
             key = ".".join(str(p) for p in first["loc"])
-            message = "unknown key" if first["type"] == "extra_forbidden" else first["msg"]
+            message = (
+                "unknown key" if first["type"] == "extra_forbidden" else first["msg"].removeprefix("Value error, ")
+            )
             raise ImportFileError(str(path), number, f"{key}: {message}") from None
         if line.venue not in {v.id for v in settings.venues}:
             raise ImportFileError(str(path), number, f"venue: unknown venue {line.venue!r} (add it to config.yaml)")
@@ -130,6 +165,9 @@ def _parse_file(path: Path, settings: Settings) -> list[tuple[int, ImportLine]]:
         except SummaryRejected as exc:
             raise ImportFileError(str(path), number, str(exc)) from None
         line.summary, line.tags = checked.summary, checked.tags
+        if line.id is None and line.arxiv_id is None:
+            line.id = titles.find(line.venue, line.title)  # the paper fetched from arXiv, not a twin
+        warnings.extend(f"{path}:{number}: {w}" for w in checked.warnings if w.endswith(f"the first {MAX_TAGS}"))
         paper = (line.venue, line.record_id())
         if paper in seen:
             raise ImportFileError(str(path), number, f"the same paper as line {seen[paper]} ({paper[0]}/{paper[1]})")
@@ -163,30 +201,39 @@ def _apply_status(record: Record, status: Status, added_version: bool) -> None:
 
 
 def import_jsonl(path: Path, settings: Settings, store: Store) -> ImportResult:
+    """Check every line, then apply them all while holding each venue's lock."""
     result = ImportResult()
-    for _number, line in _parse_file(path, settings):
-        pid = line.record_id()
-        existing = store.get(line.venue, pid)
-        record = existing or Record(venue=line.venue, id=pid, title=line.title)
-        _apply_metadata(record, line)
-        current = record.current
-        added = current is None or not current.same_content(line.summary, line.tags, line.field)
-        if added:
-            record.add_version(line.summary, line.tags, line.field, "import")
-        if existing is None:
-            record.status = line.status
-            if line.status == "approved":
-                record.approve()
-        else:
-            _apply_status(record, line.status, added)
-        written = store.save(record)
-        if existing is None:
-            result.created += 1
-        elif written:
-            result.updated += 1
-        else:
-            result.unchanged += 1
+    lines = _parse_file(path, settings, _TitleIndex(store), result.warnings)
+    with contextlib.ExitStack() as locks:
+        for venue in sorted({line.venue for _, line in lines}):
+            locks.enter_context(store.lock(venue))
+        for _number, line in lines:
+            _import_line(line, store, result)
     return result
+
+
+def _import_line(line: ImportLine, store: Store, result: ImportResult) -> None:
+    pid = line.record_id()
+    existing = store.get(line.venue, pid)
+    record = existing or Record(venue=line.venue, id=pid, title=line.title)
+    _apply_metadata(record, line)
+    current = record.current
+    added = current is None or not current.same_content(line.summary, line.tags, line.field)
+    if added:
+        record.add_version(line.summary, line.tags, line.field, "import")
+    if existing is None:
+        record.status = line.status
+        if line.status == "approved":
+            record.approve()
+    else:
+        _apply_status(record, line.status, added)
+    written = store.save(record)
+    if existing is None:
+        result.created += 1
+    elif written:
+        result.updated += 1
+    else:
+        result.unchanged += 1
 
 
 def export_line(record: Record) -> dict[str, object] | None:

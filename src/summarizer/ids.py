@@ -42,6 +42,14 @@ def is_arxiv_id(text: str) -> bool:
     return bool(ARXIV_ID.match(text))
 
 
+def normalize_title(title: str) -> str:
+    """A title as compared, not shown: NFKC, casefold, LaTeX markup and punctuation dropped, spaces collapsed."""
+    text = unicodedata.normalize("NFKC", title).casefold()
+    text = re.sub(r"\\[a-z]+\s*", " ", text)  # \mathcal, \emph …
+    text = re.sub(r"[^\w\s]|_", " ", text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
 def slugify(title: str) -> str:
     """An ASCII slug of the title, at most 80 characters; a hash when nothing is left."""
     ascii_text = unicodedata.normalize("NFKD", title).encode("ascii", "ignore").decode("ascii")

@@ -49,7 +49,7 @@ from .console import StageReport
 from .errors import FetchError, UsageError
 from .extract import PaperText, extract_pdf, text_cache_path
 from .fsutil import atomic_write_bytes, atomic_write_text, sha256_bytes
-from .ids import is_arxiv_id, paper_id, parse_arxiv_id, strip_version
+from .ids import is_arxiv_id, normalize_title, paper_id, parse_arxiv_id, strip_version
 from .store import Record, Store, now_iso
 
 # Patchable knobs (tests set RETRY_BASE_S to ~0 so backoff does not slow the suite).
@@ -175,14 +175,6 @@ def read_list(path: Path) -> list[Entry]:
 
 
 # -- titles ------------------------------------------------------------------------
-
-
-def normalize_title(title: str) -> str:
-    """NFKC, casefold, LaTeX markup and punctuation dropped, whitespace collapsed."""
-    text = unicodedata.normalize("NFKC", title).casefold()
-    text = re.sub(r"\\[a-z]+\s*", " ", text)  # \mathcal, \emph …
-    text = re.sub(r"[^\w\s]|_", " ", text)
-    return re.sub(r"\s+", " ", text).strip()
 
 
 def titles_match(wanted: str, found: str) -> bool:

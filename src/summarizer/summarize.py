@@ -121,7 +121,7 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidAnswer([f"the answer is not valid JSON ({exc.msg} at character {exc.pos})"]) from None
+        raise InvalidAnswer([f"the answer is not valid JSON ({exc.msg}; character {exc.pos})"]) from None
     if not isinstance(data, dict):
         raise InvalidAnswer(["the answer must be a JSON object with keys summary, tags, field"])
     try:
