@@ -385,6 +385,7 @@ def test_force_redoes_model_drafts_but_never_touches_approved_or_edited(
     assert store.path(VENUE, paper_id(1)).read_bytes() == snapshot[f"{paper_id(1)}.json"]
     redone = store.load(VENUE, paper_id(2))
     assert len(redone.versions) == 2 and redone.status == "draft"
+    assert "1 back in review (were rejected)" in forced.err  # said, not done quietly
     assert len(store.load(VENUE, paper_id(3)).versions) == 2
 
 
@@ -394,6 +395,22 @@ def test_limit_caps_the_papers_summarised(project: Project, server: FakeOpenAI, 
     assert cli("summarize", VENUE, "--limit", "2").code == 0
     assert server.calls == 2
     assert sum(1 for r in records(project) if r.versions) == 2
+
+
+def test_limit_counts_only_papers_that_can_be_summarised(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server)
+    store = write_venue(project, 3)
+    store.save(Record(venue=VENUE, id="2601.00000", title="Not fetched yet, sorts first"))
+    result = cli("summarize", VENUE, "--limit", "1")
+    assert result.code == 0, result.err
+    assert server.calls == 1 and "1 summarized" in result.err
+
+
+def test_an_empty_venue_says_what_to_do(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server)
+    result = cli("summarize", VENUE)
+    assert result.code == 0
+    assert f"run `summarizer fetch {VENUE}`" in result.err and "nothing to do" in result.err
 
 
 def test_unfetched_papers_are_counted_not_failed(project: Project, server: FakeOpenAI, cli: RunCli) -> None:

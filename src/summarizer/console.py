@@ -45,6 +45,8 @@ class StageReport:
         return not self.failures
 
     def summary_line(self) -> str:
+        if not self.counts and not self.failures:
+            return "nothing to do"
         parts = [f"{n} {key}" for key, n in self.counts.items()]
         if "failed" not in self.counts:
             parts.append(f"{len(self.failures)} failed")

@@ -415,6 +415,7 @@ class _Run:
         record = job.record
         if record.status == "rejected":
             record.status = "draft"  # --force: the new summary goes back to review
+            self.report.count("back in review (were rejected)")
         add_llm_version(record, draft)
         record.usage.add(usage)
         self.store.save(record)
@@ -496,18 +497,17 @@ def summarize_venue(
     run = _Run(settings, store, prompts, AnswerCache(settings.cache_dir), StageReport("summarize", venue_id))
     run.report.usage = run.usage
 
-    todo: list[Record] = []
-    for record in store.records(venue_id):
-        skip = _select(record, force)
-        if skip is None:
-            todo.append(record)
-        else:
-            run.report.count(skip)
-    if limit is not None:
-        todo = todo[:limit]
-
+    records = store.records(venue_id)
+    if not records:
+        console.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
     jobs: list[_Job] = []
-    for record in todo:
+    for record in records:
+        skip = _select(record, force)
+        if skip is not None:
+            run.report.count(skip)
+            continue
+        if limit is not None and len(jobs) >= limit:
+            continue  # --limit counts papers that will really be asked about
         try:
             sections = paper_sections(settings, record)
         except NoInput as exc:
