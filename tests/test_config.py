@@ -39,10 +39,6 @@ def test_minimal_config_gets_every_default(tmp_path: Path) -> None:
         ("venues: [{id: V1, emoji: x, colour: red}]\n", "venues[0].colour: unknown key"),
         ("venues: [{id: '../evil'}]\n", "venues[0].id:"),
         ("venues: [{id: V1, source: {type: list}}]\n", "venues[0].source: a 'list' source needs 'path'"),
-        (
-            "venues: [{id: V1, source: {type: list, path: nowhere.txt}}]\n",
-            "venues[0].source.path: venue list not found",
-        ),
     ],
 )
 def test_config_errors_name_file_and_key(tmp_path: Path, yaml_text: str, expected: str) -> None:
@@ -57,6 +53,25 @@ def test_config_errors_name_file_and_key(tmp_path: Path, yaml_text: str, expecte
     assert message.startswith(f"{path}: ")
     assert expected in message
     assert "\n" not in message
+
+
+def test_a_missing_venue_list_stops_only_that_venue(cli: RunCli, project: Project) -> None:
+    project.config["venues"] = [
+        {"id": "ICML2026", "source": {"type": "list", "path": "lists/nowhere.txt"}},
+        {"id": "ICLR2026"},
+    ]
+    project.write_config()
+    result = cli("fetch", "ICML2026")
+    assert result.code == 2
+    assert f"{project.config_path.resolve()}: venues[0].source.path: venue list not found" in result.err
+    assert cli("status", "ICLR2026").code == 0  # the other venues still work
+
+
+def test_an_unknown_key_is_named_before_what_it_hides(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("venues: [{id: V1}]\nfieldz: [{id: f1}]\n", "utf-8")
+    with pytest.raises(ConfigError, match=r"fieldz: unknown key \(and 1 more problem\)"):
+        load_settings(path)
 
 
 def test_missing_sections_and_files(tmp_path: Path) -> None:

@@ -258,9 +258,11 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
+        # An unknown key first: "fieldz: unknown key" explains "fields: missing".
+        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+        first = errors[0]
         key = _key_path(first["loc"]) or None
-        more = len(exc.errors()) - 1
+        more = len(errors) - 1
         suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
         raise ConfigError(_describe(first) + suffix, file=shown, key=key) from None
 
@@ -271,11 +273,8 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     settings.paths.prompts = _resolve(base, settings.paths.prompts) if settings.paths.prompts else shipped_prompts_dir()
     if not settings.paths.prompts.is_dir():
         raise ConfigError(f"prompts folder not found: {settings.paths.prompts}", file=shown, key="paths.prompts")
-    for i, venue in enumerate(settings.venues):
+    for venue in settings.venues:
         if venue.source and venue.source.path is not None:
+            # Checked when the venue is fetched: one missing list must not stop work on the others.
             venue.source.path = _resolve(base, venue.source.path)
-            if not venue.source.path.is_file():
-                raise ConfigError(
-                    f"venue list not found: {venue.source.path}", file=shown, key=f"venues[{i}].source.path"
-                )
     return settings

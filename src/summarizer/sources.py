@@ -46,7 +46,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from . import console
 from .config import ArxivSettings, Settings, Venue
 from .console import StageReport
-from .errors import FetchError, UsageError
+from .errors import ConfigError, FetchError, UsageError
 from .extract import PaperText, extract_pdf, text_cache_path
 from .fsutil import atomic_write_bytes, atomic_write_text, sha256_bytes
 from .ids import is_arxiv_id, normalize_title, paper_id, parse_arxiv_id, strip_version
@@ -90,7 +90,7 @@ class Entry:
 
 _COMMENT = re.compile(r"(?:^|\s)#.*$")
 # Looks like someone meant an arXiv id ("2501.129", "hep-th/99", "arXiv:2501.12948v") but it is not one.
-_ID_LIKE = re.compile(r"^(?:arxiv:\s*)?(?:[a-z-]+(?:\.[a-z]{2})?/)?\d[\d.]*(?:v\d*)?$", re.I)
+_ID_LIKE = re.compile(r"^(?:arxiv:\s*)?(?:[a-z-]+(?:\.[a-z]{2})?/)?\d[\d.]*(?:v\d*)?$|^\d{4}\.\w{1,6}$", re.I)
 
 
 def parse_line(text: str) -> Entry:
@@ -518,6 +518,12 @@ def _entries(settings: Settings, venue: Venue, api: ArxivAPI, limit: int | None)
         )
     if source.type == "list":
         assert source.path is not None
+        if not source.path.is_file():
+            raise ConfigError(
+                f"venue list not found: {source.path}",
+                file=str(settings.config_file),
+                key=f"venues[{settings.venues.index(venue)}].source.path",
+            )
         entries = read_list(source.path)
         return entries[:limit] if limit else entries
     assert source.query is not None
