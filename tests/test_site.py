@@ -395,7 +395,9 @@ def test_stale_pages_are_removed_but_foreign_files_kept(project: Project) -> Non
     assert "image_generation" not in (root / "mkdocs.yml").read_text("utf-8")
 
 
-def test_build_of_some_venues_is_a_consistent_site_of_just_those(project: Project) -> None:
+def test_build_of_some_venues_is_a_consistent_site_of_just_those(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
     settings, store = sample_store(project)
     root = Path(build_site(settings, store, None, drafts=True).root)
     add(
@@ -410,6 +412,7 @@ def test_build_of_some_venues_is_a_consistent_site_of_just_those(project: Projec
     )
     report = build_site(settings, store, ["ICLR2026"], drafts=True)
     assert "docs/ICLR2026/llm_pretraining/index.md" in report.written
+    assert "this site now holds only ICLR2026; removed ACL2026, ICML2026" in capsys.readouterr().err
     assert not (root / "docs/ICML2026").exists() and not (root / "docs/ACL2026").exists()
     assert any(p.startswith("docs/ICML2026/") for p in report.removed)
     home = (root / "docs/index.md").read_text("utf-8")
@@ -479,3 +482,11 @@ def test_five_thousand_records_build_in_seconds(project: Project) -> None:
     start = time.perf_counter()
     again = build_site(settings, store, None, drafts=False)
     assert again.written == [] and time.perf_counter() - start < 5
+
+
+def test_a_latin_field_name_is_spaced_from_chinese() -> None:
+    from summarizer.site import _cjk_join
+
+    assert _cjk_join("LLM Agent", "方向") == "LLM Agent 方向"
+    assert _cjk_join("预训练", "方向") == "预训练方向"
+    assert _cjk_join("对齐 / RLHF", "方向") == "对齐 / RLHF 方向"

@@ -200,6 +200,13 @@ def _hot_text(hot: list[tuple[str, int]]) -> list[str]:
     return [f"{escape_inline(tag)} ×{n}" for tag, n in hot]
 
 
+def _cjk_join(latin_or_cjk: str, cjk: str) -> str:
+    """``预训练方向`` but ``LLM Agent 方向``: a space where Latin text meets Chinese."""
+    return (
+        f"{latin_or_cjk} {cjk}" if latin_or_cjk[-1:].isascii() and latin_or_cjk[-1:].isalnum() else latin_or_cjk + cjk
+    )
+
+
 def _hot_meta(hot: list[tuple[str, int]]) -> str:
     return f"，高频主题：{'、'.join(tag for tag, _ in hot)}" if hot else ""
 
@@ -222,7 +229,9 @@ def _field_page(
     n = len(entries)
     return env.get_template("field.md.j2").render(
         meta_title=yaml_scalar(meta_text(f"{venue.name} {spec.name} · {n} 篇论文解读")),
-        meta_description=yaml_scalar(meta_text(f"{venue.name} {spec.name}方向 {n} 篇论文的中文解读{_hot_meta(hot)}。")),
+        meta_description=yaml_scalar(
+            meta_text(f"{venue.name} {_cjk_join(spec.name, '方向')} {n} 篇论文的中文解读{_hot_meta(hot)}。")
+        ),
         heading=escape_heading(label(spec.emoji, spec.name)),
         venue_label=escape_inline(label(venue.emoji, venue.name)),
         count=n,
@@ -349,6 +358,12 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
 
     previous = _read_manifest(root)
     _remove_stale(root, previous - writer.pages, report)
+    dropped = sorted({rel.split("/")[1] for rel in report.removed if rel.count("/") >= 2} - selected)
+    if venues and dropped:
+        warn(
+            f"this site now holds only {', '.join(sorted(selected))}; removed {', '.join(dropped)} "
+            f"(`summarizer build{' --drafts' if drafts else ''}` builds every venue)"
+        )
     owned = sorted(writer.pages)
     manifest = "# Files written by `summarizer build`; others in this folder are left alone.\n" + "\n".join(owned)
     write_if_changed(root / MANIFEST, (manifest + "\n").encode("utf-8"))
