@@ -195,7 +195,7 @@ def review_show(c: Context, ref: str) -> None:
 @pass_ctx
 def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
     """Approve summaries for publishing."""
-    from .review import approve
+    from .review import approvable, approve, approve_records
 
     if approve_all:
         if len(refs) != 1 or "/" in refs[0]:
@@ -207,10 +207,17 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
     by_venue: dict[str, list[str]] = {}
     for ref in refs:
         venue, paper = split_ref(ref)
+        if "/" not in ref:
+            raise UsageError(
+                f"expected VENUE/ID, got {ref!r} "
+                f"(to approve every draft of a venue: summarizer review approve {ref} --all)"
+            )
         by_venue.setdefault(venue, []).append(paper)
-    for venue, papers in by_venue.items():
-        with c.locked(venue) as store:
-            approve(c.settings, store, venue, papers)
+    with contextlib.ExitStack() as locks:  # every venue locked and every ref checked before anything is saved
+        stores = {venue: locks.enter_context(c.locked(venue)) for venue in by_venue}
+        checked = {venue: approvable(stores[venue], venue, papers) for venue, papers in by_venue.items()}
+        for venue, records in checked.items():
+            approve_records(stores[venue], venue, records)
 
 
 @review.command("reject")
@@ -234,10 +241,19 @@ def review_reject(c: Context, ref: str, note: str) -> None:
 @pass_ctx
 def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, field_id: str | None) -> None:
     """Edit a summary (a new version by a human); with no flags, opens $EDITOR."""
-    from .review import edit
+    from .review import TAG_SEPARATORS, edit, edit_in_editor, save_editor_result
 
     venue, paper = split_ref(ref)
-    tag_list = [t for t in (s.strip() for s in tags.split(",")) if t] if tags is not None else None
+    if summary is None and tags is None and field_id is None:
+        c.settings.venue(venue)
+        edited = edit_in_editor(c.settings, c.store, venue, paper)  # no lock while a person types
+        if edited is None:
+            console.info("edit cancelled: nothing changed")
+            return
+        with c.locked(venue) as store:
+            save_editor_result(c.settings, store, venue, paper, edited)
+        return
+    tag_list = [t for t in (s.strip() for s in TAG_SEPARATORS.split(tags)) if t] if tags is not None else None
     with c.locked(venue) as store:
         edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
 

@@ -8,6 +8,8 @@ draft* while the approved version stays published (clarification 2).
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import click
@@ -48,10 +50,15 @@ def _matches(record: Record, status: str | None) -> bool:
     return record.versions != [] and record.status == status
 
 
+def _cells(*values: str) -> list[Text]:
+    """Record data as plain Text: brackets in a title, tag or model answer are never read as rich markup."""
+    return [Text(value) for value in values]
+
+
 def list_papers(settings: Settings, store: Store, venue: str, *, status: str | None) -> None:
     records = [r for r in store.records(venue) if _matches(r, status)]
     now = datetime.now(UTC)
-    table = Table(title=f"{venue}: {len(records)} papers" + (f" ({status})" if status else ""))
+    table = Table(title=Text(f"{venue}: {len(records)} papers" + (f" ({status})" if status else "")))
     for column in ("id", "status"):  # whole, so an id can be copied into the next command
         table.add_column(column, no_wrap=True)
     for column in ("field", "tags", "chars", "warnings", "model", "age"):
@@ -60,25 +67,29 @@ def list_papers(settings: Settings, store: Store, venue: str, *, status: str | N
         current = record.current
         if current is None:
             failure = "; ".join(f.reason for f in record.failures.values())
-            table.add_row(record.id, status_label(record), "", "", "", failure, "", "")
+            table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
             continue
-        warnings = current.warnings or summary_warnings(current.summary)
+        warnings = list(current.warnings or summary_warnings(current.summary))
+        if record.fetch.abstract_only:
+            warnings.append("abstract only")
         table.add_row(
-            record.id,
-            status_label(record),
-            current.field,
-            ", ".join(current.tags),
-            str(len(current.summary)),
-            "; ".join(warnings),
-            current.model or current.origin,
-            _age(current.created_at, now),
+            *_cells(
+                record.id,
+                status_label(record),
+                current.field,
+                ", ".join(current.tags),
+                str(len(current.summary)),
+                "; ".join(warnings),
+                current.model or current.origin,
+                _age(current.created_at, now),
+            )
         )
     console.out.print(table)
     if status == "draft" and any(r.has_pending_draft for r in records):
         console.out.print("approved* = approved, with a newer draft waiting for review")
 
 
-def _history_row(version: Version, record: Record) -> tuple[str, ...]:
+def _history_row(version: Version, record: Record) -> list[Text]:
     marks = []
     if record.approved is not None and version.number == record.approved_version:
         marks.append("published")
@@ -88,7 +99,7 @@ def _history_row(version: Version, record: Record) -> tuple[str, ...]:
     if version.feedback:
         detail += f" 审稿意见：{version.feedback}"
     preview = version.summary if len(version.summary) <= 60 else version.summary[:60] + "…"
-    return (str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), preview)
+    return _cells(str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), preview)
 
 
 def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> None:
@@ -101,7 +112,7 @@ def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> N
     current = record.current
     side = Table(show_header=True, expand=True)
     side.add_column("abstract", ratio=1)
-    side.add_column(f"summary (version {current.number}, {current.origin})" if current else "summary", ratio=1)
+    side.add_column(Text(f"summary (version {current.number}, {current.origin})" if current else "summary"), ratio=1)
     side.add_row(Text(record.abstract or "(no abstract)"), Text(current.summary if current else "(none yet)"))
     out.print(side)
     if current is not None:
@@ -127,16 +138,38 @@ def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> N
     out.print(history)
 
 
-def approve(settings: Settings, store: Store, venue: str, paper_ids: list[str] | None) -> None:
-    """Approve the named papers' current versions, or (None) every paper waiting for review."""
-    if paper_ids is None:
-        records = [r for r in store.records(venue) if r.needs_review]
-    else:
-        records = [store.load(venue, pid) for pid in paper_ids]
+def approvable(store: Store, venue: str, paper_ids: list[str]) -> list[Record]:
+    """Load the named papers and check each has a summary to approve; change nothing.
+
+    Raises UsageError at the first paper that does not exist or has no summary, so
+    a caller that checks every ref first approves all of them or none.
+    """
+    records: list[Record] = []
+    for pid in dict.fromkeys(paper_ids):  # a ref given twice is approved once
+        record = store.load(venue, pid)
+        if record.current is None:
+            raise UsageError(f"{venue}/{pid} has no summary to approve (see: summarizer review show {venue}/{pid})")
+        records.append(record)
+    return records
+
+
+def approve_records(store: Store, venue: str, records: list[Record]) -> None:
     for record in records:
         record.approve()
         store.save(record)
         console.info(f"approved {venue}/{record.id} (version {record.approved_version})")
+
+
+def approve(settings: Settings, store: Store, venue: str, paper_ids: list[str] | None) -> None:
+    """Approve the named papers' current versions, or (None) every paper waiting for review.
+
+    Every named paper is loaded and checked before any is saved: one bad id approves nothing.
+    """
+    if paper_ids is None:
+        records = [r for r in store.records(venue) if r.needs_review]
+    else:
+        records = approvable(store, venue, paper_ids)
+    approve_records(store, venue, records)
     if paper_ids is None:
         console.info(f"{len(records)} papers approved in {venue}")
 
@@ -156,7 +189,76 @@ EDIT_HELP = """\
 """
 
 
-def _edit_in_editor(settings: Settings, record: Record) -> tuple[str, list[str], str] | None:
+TAG_SEPARATORS = re.compile(r"[,，、]")
+TAGS_TYPE_ERROR = "tags must be a list, e.g. [LLM, 推理]"
+
+
+@dataclass
+class EditorResult:
+    """What the editor saved, and which version it started from."""
+
+    summary: str
+    tags: list[str]
+    field: str
+    base_version: int | None
+
+
+def _tags_from_yaml(value: object) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, str):  # `tags: LLM` or `tags: LLM, 推理`
+        return [t for t in (part.strip() for part in TAG_SEPARATORS.split(value)) if t]
+    if isinstance(value, list) and all(isinstance(t, str | int | float) and not isinstance(t, bool) for t in value):
+        return [str(t) for t in value]
+    raise SummaryRejected([TAGS_TYPE_ERROR])
+
+
+def _parse_edited(edited: str, settings: Settings) -> tuple[str, list[str], str]:
+    """The saved editor text as (summary, tags, field); SummaryRejected lists every problem."""
+    try:
+        data = yaml.safe_load(edited)
+    except yaml.YAMLError as exc:
+        raise SummaryRejected([f"not valid YAML: {str(exc).splitlines()[0]}"]) from None
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SummaryRejected(["expected the keys summary, tags and field"])
+    problems: list[str] = []
+    summary, field = data.get("summary"), data.get("field")
+    summary = "" if summary is None else summary  # an empty key: check_summary names what is missing
+    field = "" if field is None else field
+    if not isinstance(summary, str):
+        problems.append("summary must be text (one paragraph on one line), not a number or a list")
+    if not isinstance(field, str):
+        problems.append("field must be one field id (text), e.g. " + (settings.field_ids() or ["llm_pretraining"])[0])
+    try:
+        tags = _tags_from_yaml(data.get("tags"))
+    except SummaryRejected as exc:
+        problems.extend(exc.problems)
+        tags = []
+    if problems or not isinstance(summary, str) or not isinstance(field, str):
+        raise SummaryRejected(problems)
+    check_summary(summary, tags, field, settings)
+    return summary, tags, field
+
+
+def _run_editor(text: str) -> str | None:
+    try:
+        return click.edit(text, extension=".yaml", require_save=True)
+    except click.ClickException as exc:  # the editor is missing or exited non-zero
+        raise UsageError(
+            f"could not run the editor ({exc.format_message()}): set $EDITOR, or use --summary/--tags/--field"
+        ) from None
+
+
+def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) -> EditorResult | None:
+    """Open $EDITOR on the paper's current summary, tags and field; None when the editor changed nothing.
+
+    Reads the record without the venue's lock: a person may keep the editor open for
+    a long time.  Save the result under the lock with :func:`save_editor_result`.
+    Invalid input reopens the editor with the problems noted at the top.
+    """
+    record = store.load(venue, paper_id)
     current = record.current
     body = yaml.safe_dump(
         {
@@ -170,23 +272,34 @@ def _edit_in_editor(settings: Settings, record: Record) -> tuple[str, list[str],
     )
     text = EDIT_HELP.format(title=record.title, fields=", ".join(settings.field_ids())) + body
     while True:
-        edited = click.edit(text, extension=".yaml", require_save=True)
+        edited = _run_editor(text)
         if edited is None or edited == text:
             return None
         try:
-            data = yaml.safe_load(edited) or {}
-            if not isinstance(data, dict):
-                raise ValueError("expected the keys summary, tags and field")
-            summary = str(data.get("summary") or "")
-            tags = [str(t) for t in (data.get("tags") or [])]
-            field = str(data.get("field") or "")
-            check_summary(summary, tags, field, settings)
-            return summary, tags, field
-        except (yaml.YAMLError, ValueError) as exc:
-            problems = exc.problems if isinstance(exc, SummaryRejected) else [str(exc).splitlines()[0]]
-            console.warn("not saved: " + "; ".join(problems))
+            summary, tags, field = _parse_edited(edited, settings)
+        except SummaryRejected as exc:
+            console.warn("not saved: " + "; ".join(exc.problems))
             kept = "\n".join(line for line in edited.splitlines() if not line.startswith("# ERROR"))
-            text = "".join(f"# ERROR: {p}\n" for p in problems) + kept + "\n"
+            text = "".join(f"# ERROR: {p}\n" for p in exc.problems) + kept + "\n"
+            continue
+        return EditorResult(summary, tags, field, current.number if current else None)
+
+
+def save_editor_result(settings: Settings, store: Store, venue: str, paper_id: str, result: EditorResult) -> None:
+    """Save what the editor produced; call with the venue's lock held.
+
+    When the paper got a new version while the editor was open (a regen, another
+    editor), nothing is saved and the error carries the edited text, so it is not lost.
+    """
+    record = store.load(venue, paper_id)
+    now = record.current.number if record.current else None
+    if now != result.base_version:
+        raise UsageError(
+            f"{venue}/{paper_id} changed while you were editing (now version {now}); "
+            f"your text: {result.summary} (tags: {', '.join(result.tags)}; field: {result.field}); "
+            f"run summarizer review edit {venue}/{paper_id} again"
+        )
+    _save_edit(settings, store, record, summary=result.summary, tags=result.tags, field=result.field)
 
 
 def edit(
@@ -199,14 +312,33 @@ def edit(
     tags: list[str] | None,
     field: str | None,
 ) -> None:
-    record = store.load(venue, paper_id)
-    current = record.current
+    """Edit with values from the command line (call with the venue's lock held); None keeps the current value.
+
+    With no value at all this opens $EDITOR, all under the caller's lock; the CLI
+    instead calls :func:`edit_in_editor` unlocked and :func:`save_editor_result` locked.
+    """
     if summary is None and tags is None and field is None:
-        edited = _edit_in_editor(settings, record)
-        if edited is None:
+        result = edit_in_editor(settings, store, venue, paper_id)
+        if result is None:
             console.info("edit cancelled: nothing changed")
             return
-        summary, tags, field = edited
+        save_editor_result(settings, store, venue, paper_id, result)
+        return
+    record = store.load(venue, paper_id)
+    _save_edit(settings, store, record, summary=summary, tags=tags, field=field)
+
+
+def _save_edit(
+    settings: Settings,
+    store: Store,
+    record: Record,
+    *,
+    summary: str | None,
+    tags: list[str] | None,
+    field: str | None,
+) -> None:
+    venue, paper_id = record.venue, record.id
+    current = record.current
     if current is not None:
         summary = current.summary if summary is None else summary
         tags = current.tags if tags is None else tags
