@@ -206,12 +206,12 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
         return
     by_venue: dict[str, list[str]] = {}
     for ref in refs:
-        venue, paper = split_ref(ref)
         if "/" not in ref:
             raise UsageError(
                 f"expected VENUE/ID, got {ref!r} "
                 f"(to approve every draft of a venue: summarizer review approve {ref} --all)"
             )
+        venue, paper = split_ref(ref)
         by_venue.setdefault(venue, []).append(paper)
     with contextlib.ExitStack() as locks:  # every venue locked and every ref checked before anything is saved
         stores = {venue: locks.enter_context(c.locked(venue)) for venue in by_venue}
