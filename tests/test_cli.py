@@ -50,13 +50,10 @@ def test_usage_errors_exit_2_with_one_line(cli: RunCli) -> None:
         assert "Traceback" not in result.err
 
 
-def test_debug_env_shows_the_traceback(cli: RunCli) -> None:
-    import pytest
-
-    from summarizer.errors import UsageError
-
-    with pytest.raises(UsageError):
-        cli("status", "NOPE", env={"SUMMARIZER_DEBUG": "1"})
+def test_debug_env_shows_the_traceback_and_keeps_the_exit_code(cli: RunCli) -> None:
+    result = cli("status", "NOPE", env={"SUMMARIZER_DEBUG": "1"})
+    assert result.code == 2
+    assert "Traceback" in result.err and "error: unknown venue 'NOPE'" in result.err
 
 
 def test_locked_venue_is_refused(cli: RunCli, project: Project) -> None:

@@ -10,6 +10,7 @@ import contextlib
 import json
 import os
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -362,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.exit_code or 0)
     except SummarizerError as exc:
         if debug:
-            raise
+            traceback.print_exc()
         console.err.print(f"[red]error:[/red] {console.escape(str(exc))}")
         return exc.exit_code
     except KeyboardInterrupt:
