@@ -314,16 +314,8 @@ def edit(
 ) -> None:
     """Edit with values from the command line (call with the venue's lock held); None keeps the current value.
 
-    With no value at all this opens $EDITOR, all under the caller's lock; the CLI
-    instead calls :func:`edit_in_editor` unlocked and :func:`save_editor_result` locked.
+    Without any value, use :func:`edit_in_editor` (unlocked) and :func:`save_editor_result` (locked).
     """
-    if summary is None and tags is None and field is None:
-        result = edit_in_editor(settings, store, venue, paper_id)
-        if result is None:
-            console.info("edit cancelled: nothing changed")
-            return
-        save_editor_result(settings, store, venue, paper_id, result)
-        return
     record = store.load(venue, paper_id)
     _save_edit(settings, store, record, summary=summary, tags=tags, field=field)
 
