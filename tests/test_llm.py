@@ -300,3 +300,20 @@ def test_parse_answer_rejects(project: Project, raw: str, problem: str) -> None:
     with pytest.raises(InvalidAnswer) as info:
         parse_answer(raw, project.settings())
     assert problem in str(info.value)
+
+
+def test_a_model_that_refuses_max_tokens_and_temperature_is_asked_its_way(project: Project) -> None:
+    """OpenAI's reasoning models take max_completion_tokens and only the default temperature."""
+    with FakeOpenAI(unsupported=frozenset({"max_tokens", "temperature"})) as server:
+        settings = settings_for(project, server)
+
+        async def go() -> None:
+            async with LLMClient(settings.llm) as client:
+                for _ in range(2):
+                    await client.complete_validated(MESSAGES, response_schema(settings), lambda raw: raw)
+
+        asyncio.run(go())
+    assert [r.fault for r in server.requests] == ["unsupported_max_tokens", "unsupported_temperature", None, None]
+    last = server.requests[-1].body
+    assert "max_tokens" not in last and "temperature" not in last
+    assert last["max_completion_tokens"] == settings.llm.max_output_tokens

@@ -160,7 +160,7 @@ class Validated(Generic[T]):
 
 
 class _Refused(Exception):
-    """The provider refused json_schema: ask again in json_object mode."""
+    """The provider refused part of the request (json_schema, max_tokens, temperature): ask again without it."""
 
 
 class _Reask(Exception):
@@ -236,6 +236,8 @@ class LLMClient:
         self.backoff_max_s = BACKOFF_MAX_S if backoff_max_s is None else backoff_max_s
         # Downgrades learnt this run, per (base_url, model).
         self._modes: dict[tuple[str, str], Mode] = {}
+        # Request parameters the model refused this run ("max_tokens", "temperature").
+        self._refused_params: set[str] = set()
 
     async def __aenter__(self) -> LLMClient:
         return self
@@ -255,6 +257,30 @@ class LLMClient:
 
     def _downgrade(self) -> None:
         self._modes[(self.settings.base_url, self.settings.model)] = "json_object"
+
+    # -- parameters a model may refuse -------------------------------------------
+    def _sampling_params(self, max_tokens: int) -> dict[str, Any]:
+        """``max_tokens`` and ``temperature``, as this model takes them.
+
+        OpenAI's reasoning models (o-series, gpt-5) answer 400 to ``max_tokens``
+        (they take ``max_completion_tokens``) and to any non-default temperature;
+        most other OpenAI-compatible servers know only ``max_tokens``.  So ask the
+        common way first and switch for the rest of the run when refused.
+        """
+        params: dict[str, Any] = {}
+        if "temperature" not in self._refused_params:
+            params["temperature"] = self.settings.temperature
+        token_param = "max_completion_tokens" if "max_tokens" in self._refused_params else "max_tokens"
+        params[token_param] = max_tokens
+        return params
+
+    def _learn_unsupported(self, exc: openai.BadRequestError) -> bool:
+        """True when the 400 refused ``max_tokens`` or ``temperature`` for the first time (ask again without it)."""
+        param = exc.param if exc.code in ("unsupported_parameter", "unsupported_value") else None
+        if param in ("max_tokens", "temperature") and param not in self._refused_params:
+            self._refused_params.add(param)
+            return True
+        return False
 
     # -- messages -------------------------------------------------------------
     def scrub(self, text: str) -> str:
@@ -293,9 +319,8 @@ class LLMClient:
                 completion = await self.client.chat.completions.create(  # type: ignore[call-overload]
                     model=self.settings.model,
                     messages=messages,
-                    temperature=self.settings.temperature,
-                    max_tokens=max_tokens,
                     response_format=response_format,
+                    **self._sampling_params(max_tokens),
                 )
         except openai.AuthenticationError:
             raise AuthenticationFailed(
@@ -308,6 +333,8 @@ class LLMClient:
                 self.limiter.pause(min(wait, RETRY_AFTER_MAX_S))
             raise
         except openai.BadRequestError as exc:
+            if self._learn_unsupported(exc):
+                raise _Refused() from exc
             refused = _SCHEMA_REFUSAL.search(str(exc.message)) or _SCHEMA_REFUSAL.search(json.dumps(exc.body))
             if mode == "json_schema" and self.settings.structured_output == "auto" and refused:
                 self._downgrade()
@@ -405,7 +432,10 @@ class LLMClient:
             )
         except _Refused:
             error = LLMError(
-                "the provider refused json_schema and the attempts ran out", paper_id=paper_id, attempt=state.calls
+                "the provider kept refusing the request's parameters (json_schema, max_tokens or temperature) "
+                "and the attempts ran out",
+                paper_id=paper_id,
+                attempt=state.calls,
             )
         except (openai.APIError, openai.OpenAIError) as exc:
             reason = self._describe(exc)

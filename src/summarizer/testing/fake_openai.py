@@ -189,8 +189,12 @@ class FakeOpenAI:
         rpm_window_s: float = 60.0,
         fault_for: Callable[[RecordedRequest], Fault | None] | None = None,
         model: str = "fake-model",
+        unsupported: frozenset[str] = frozenset(),
     ):
+        """``unsupported``: request parameters refused with a 400, as OpenAI's reasoning models
+        refuse ``max_tokens`` (they take ``max_completion_tokens``) and a non-default ``temperature``."""
         self.latency = latency
+        self.unsupported = unsupported
         self.answer = answer
         self.json_schema = json_schema
         self.rpm = rpm
@@ -309,6 +313,10 @@ class FakeOpenAI:
         if wait is not None:
             request.fault = "rpm_cap"
             return 429, {"retry-after": f"{wait:.3f}"}, _error("Rate limit reached for requests", "rate_limit")
+        refused = next((p for p in sorted(self.unsupported) if p in request.body), None)
+        if refused is not None:
+            request.fault = f"unsupported_{refused}"
+            return 400, {}, _unsupported(refused)
         fault = self._pick_fault(request)
         request.fault = fault.kind if fault else None
         if self.latency:
@@ -402,6 +410,21 @@ class _Server(ThreadingHTTPServer):
 
 def _error(message: str, code: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": code, "param": None, "code": code}}
+
+
+def _unsupported(param: str) -> dict[str, Any]:
+    """OpenAI's own wording for a parameter a model does not take."""
+    if param == "max_tokens":
+        message = (
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead."
+        )
+        code = "unsupported_parameter"
+    else:
+        message = (
+            f"Unsupported value: '{param}' does not support this value with this model. Only the default is supported."
+        )
+        code = "unsupported_value"
+    return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
 
 
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
