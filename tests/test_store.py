@@ -116,6 +116,9 @@ def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
     store = Store(tmp_path)
     with store.lock("ICML2026"):
         second = Store(tmp_path)
+        held = pytest.raises(LockedError, match=rf"held by pid {os.getpid()}, `summarizer")
+        with held, second.lock("ICML2026"):
+            pass
         refused = pytest.raises(LockedError, match="another summarizer command is working on ICML2026")
         with refused, second.lock("ICML2026"):
             pass
