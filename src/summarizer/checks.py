@@ -81,14 +81,8 @@ def summary_warnings(text: str) -> list[str]:
 
 def normalize_tag(tag: str, tags: TagSettings) -> str:
     tag = re.sub(r"\s+", " ", unicodedata.normalize("NFKC", tag)).strip()
-    key = tag.casefold()
-    aliases = {unicodedata.normalize("NFKC", k).strip().casefold(): v for k, v in tags.aliases.items()}
-    if key in aliases:
-        return aliases[key]
-    for word in tags.vocabulary:
-        if word.casefold() == key:
-            return word
-    return tag
+    canonical = tags.canonical(tag.casefold())
+    return tag if canonical is None else canonical
 
 
 def normalize_tags(raw: list[str], tags: TagSettings) -> list[str]:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import os
 import re
+import unicodedata
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from .errors import ConfigError, MissingAPIKeyError, UsageError
 
@@ -134,6 +135,18 @@ class FieldSpec(_Section):
 class TagSettings(_Section):
     vocabulary: list[str] = Field(default_factory=list)
     aliases: dict[str, str] = Field(default_factory=dict)
+    _lookup: dict[str, str] | None = PrivateAttr(default=None)
+
+    def canonical(self, key: str) -> str | None:
+        """The tag a casefolded tag stands for: an alias's target, else the vocabulary's spelling."""
+        if self._lookup is None:  # built once: every tag of every record is looked up on a build
+            lookup: dict[str, str] = {}
+            for word in self.vocabulary:
+                lookup.setdefault(word.casefold(), word)
+            for alias, target in self.aliases.items():
+                lookup[unicodedata.normalize("NFKC", alias).strip().casefold()] = target
+            self._lookup = lookup
+        return self._lookup.get(key)
 
 
 class Settings(_Section):
