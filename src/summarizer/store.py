@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .errors import LockedError, RecordError, UsageError
 from .fsutil import write_if_changed
-from .ids import is_safe_paper_id
+from .ids import is_safe_paper_id, strip_version
 
 SCHEMA_VERSION = 1
 
@@ -156,8 +156,6 @@ class Record(_Model):
     def link(self) -> str | None:
         """The arXiv abs page when the paper has an arXiv id, else its own URL."""
         if self.arxiv_id:
-            from .ids import strip_version
-
             return f"https://arxiv.org/abs/{strip_version(self.arxiv_id)}"
         return self.url or None
 
