@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import random
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -459,7 +458,7 @@ def test_build_command_after_import(project: Project, cli: RunCli) -> None:
 
 
 @pytest.mark.slow
-def test_five_thousand_records_build_in_seconds(project: Project) -> None:
+def test_five_thousand_records_rebuild_writes_nothing(project: Project) -> None:
     venues = [{"id": f"V{i}2026", "emoji": "🧪"} for i in range(8)]
     fields = [{"id": f"field_{i:02d}", "emoji": "📚", "name": f"方向{i}"} for i in range(39)]
     project.write_config(venues=venues, fields=fields)
@@ -474,14 +473,10 @@ def test_five_thousand_records_build_in_seconds(project: Project) -> None:
         record.add_version(summary_text(), rnd.sample(tags, 3), fields[rnd.randrange(39)]["id"], "import")
         record.approve()
         store.save(record)
-    start = time.perf_counter()
     report = build_site(settings, store, None, drafts=False)
-    elapsed = time.perf_counter() - start
     assert len(report.written) == 2 + 1 + 8 + 8 * 39
-    assert elapsed < 5, f"build took {elapsed:.2f}s"
-    start = time.perf_counter()
     again = build_site(settings, store, None, drafts=False)
-    assert again.written == [] and time.perf_counter() - start < 5
+    assert again.written == []  # timings live in `make bench`
 
 
 def test_a_latin_field_name_is_spaced_from_chinese() -> None:

@@ -234,7 +234,7 @@ def test_forced_json_object_mode_never_asks_for_json_schema(project: Project, se
 def test_timeouts_are_retried(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
     configure(project, server, timeout_s=0.3)
     write_venue(project)
-    server.script(*[Fault.hang(1.5)] * CONCURRENCY)  # the first wave hangs past the timeout
+    server.script(*[Fault.hang(30.0)] * CONCURRENCY)  # the first wave hangs far past the timeout
 
     started = time.monotonic()
     result = cli("summarize", VENUE)
@@ -243,7 +243,7 @@ def test_timeouts_are_retried(project: Project, server: FakeOpenAI, cli: RunCli)
     assert_all_summarized(project)
     assert max(_calls_per_title(server)) <= 3
     assert server.calls == N + CONCURRENCY
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 20  # not the 30 s hang: a bound, not a timing
 
 
 def test_a_paper_fails_after_max_attempts_with_its_last_output(
@@ -454,7 +454,7 @@ def test_ctrl_c_keeps_finished_papers(project: Project, server: FakeOpenAI) -> N
     configure(project, server, max_concurrency=2)
     store = write_venue(project, 6)
     slow = {title(i) for i in range(2, 6)}
-    server.fault_for = lambda request: Fault.hang(3.0) if request.title in slow else None
+    server.fault_for = lambda request: Fault.hang(60.0) if request.title in slow else None
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     started = time.monotonic()
@@ -463,7 +463,7 @@ def test_ctrl_c_keeps_finished_papers(project: Project, server: FakeOpenAI) -> N
             summarize_venue(project.settings(), store, VENUE)
     finally:
         timer.cancel()
-    assert time.monotonic() - started < 2.5  # in-flight calls were cancelled, not waited for
+    assert time.monotonic() - started < 30  # in-flight calls (60 s hangs) were cancelled, not waited for
     done = {r.id for r in store.records(VENUE) if r.versions}
     assert done == {paper_id(0), paper_id(1)}
     assert all(json.loads(p.read_text("utf-8")) for p in Path(store.venue_dir(VENUE)).glob("*.json"))
