@@ -1,29 +1,44 @@
 # `make demo` and `make test` each set up .venv on first use, then run.
+# The demo installs the package alone (a newcomer's first run stays fast); the tests add
+# the dev tools, and the browser tests need Chromium and MathJax: `make browser-deps`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+DEV_STAMP := $(VENV)/.installed-dev
+MATHJAX := tests/js/node_modules/mathjax/es5/tex-mml-chtml.js
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench browser-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e .
 	touch $(STAMP)
+
+$(DEV_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e ".[dev]"
+	touch $(DEV_STAMP)
 
 demo: $(STAMP)
 	$(BIN)/summarizer demo
 
-test: $(STAMP)
+# Browser tests (tests/browser.py) skip with a hint when Chromium or MathJax is missing,
+# and fail under CI=true; .ci/run calls browser-deps first.
+test: $(DEV_STAMP)
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+# Debian's chromium (Playwright's own browser download cannot work offline) and MathJax 3 from npm.
+browser-deps:
+	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
+	test -f $(MATHJAX) || npm ci --prefix tests/js --no-audit --no-fund
+
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs
+	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs tests/js/node_modules

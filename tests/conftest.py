@@ -150,3 +150,16 @@ def summary_text(topic: str = "稀疏注意力") -> str:
         f"本文提出一种面向{topic}的新方法，通过把 attention 分解为局部与全局两部分并共享 KV cache，"
         "在 LLaMA-7B 上把推理延迟降低 \\(2.1\\times\\)，同时在 LongBench 上保持与全注意力相当的准确率。"
     )
+
+
+@pytest.fixture
+def browser() -> Iterator[Any]:
+    """Headless Debian Chromium through Playwright (see tests/browser.py).
+
+    One per test, not per session: Playwright's sync API keeps an event loop running in this
+    thread while it is open, and every other test's ``asyncio.run`` would then refuse to start.
+    """
+    from browser import chromium
+
+    with chromium() as instance:
+        yield instance
