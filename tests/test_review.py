@@ -59,8 +59,10 @@ def test_edit_with_flags_adds_a_human_version_and_validates(cli: RunCli, importe
 
     bad = cli("review", "edit", "ICML2026/2601.00001", "--field", "cooking")
     assert bad.code == 2 and "unknown field 'cooking'" in bad.err
-    english = cli("review", "edit", "ICML2026/2601.00001", "--summary", "English only text " * 5)
-    assert english.code == 2 and "no Chinese" in english.err
+    unsafe = cli("review", "edit", "ICML2026/2601.00001", "--summary", "见 \\(\\href{javascript:alert(1)}{x}\\)")
+    assert unsafe.code == 2 and "summary: unsafe TeX \\href" in unsafe.err
+    too_many = cli("review", "edit", "ICML2026/2601.00001", "--tags", "a,b,c,d,e,f")
+    assert too_many.code == 2 and "tags: 6 tags (at most 5)" in too_many.err
     assert len(imported.store().load("ICML2026", "2601.00001").versions) == 2
 
 
@@ -95,15 +97,16 @@ def test_edit_in_editor_reopens_on_error(cli: RunCli, imported: Project, tmp_pat
     editor = write_editor(
         tmp_path,
         [
-            "summary: too short\ntags: [LLM]\nfield: llm_pretraining\n",
+            "summary: too short\ntags: [LLM]\nfield: cooking\n",
             f"summary: {good}\ntags: [LLM, 推理]\nfield: llm_reasoning\n",
         ],
     )
     result = cli("review", "edit", "ICML2026/2601.00002", env={"EDITOR": editor, "VISUAL": editor})
     assert result.code == 0, result.err
-    assert "not saved:" in result.err and "no Chinese" in result.err
+    assert "not saved:" in result.err and "unknown field 'cooking'" in result.err
     seen = (tmp_path / "editor-state.json.seen").read_text("utf-8").split("=====")
-    assert "# ERROR: the summary has no Chinese" in seen[1]  # reopened with the problem noted
+    assert "# ERROR: field: unknown field 'cooking'" in seen[1]  # reopened with the problem noted
+    assert "summary: too short" in seen[1]  # and with the text as typed
     record = imported.store().load("ICML2026", "2601.00002")
     assert record.current is not None and record.current.origin == "human"
     assert record.current.summary == good and record.current.field == "llm_reasoning"
