@@ -129,14 +129,24 @@ MAX_ABSTRACT_CHARS = 10_000
 MAX_URL_CHARS = 2000
 
 
+_WIDE_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef]")
+
+
+def _spaced(before: str, after: str) -> bool:
+    """Whether joining two lines needs a space: not between Chinese characters, nor next to full-width punctuation."""
+    if _WIDE_PUNCTUATION.match(before) or _WIDE_PUNCTUATION.match(after):
+        return False
+    return not (_CJK.match(before) and _CJK.match(after))
+
+
 def join_lines(text: str) -> tuple[str, int]:
     """Several lines as one paragraph: no space where two Chinese characters meet; (text, lines joined)."""
     parts = [part.strip() for part in text.splitlines()]
     parts = [part for part in parts if part]
     joined = ""
     for part in parts:
-        glue = "" if not joined or (_CJK.match(joined[-1]) and _CJK.match(part[0])) else " "
-        joined += glue + part
+        joined += " " if joined and _spaced(joined[-1], part[0]) else ""
+        joined += part
     return joined, len(parts)
 
 
