@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import tempfile
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -221,6 +222,7 @@ class EditorResult:
     tags: list[str]
     field: str
     base_version: int | None
+    warnings: list[str] = dataclass_field(default_factory=list)  # found while checking (e.g. lines joined), kept
 
 
 def _tags_from_yaml(value: object) -> list[str]:
@@ -324,7 +326,8 @@ def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) 
             console.warn("not saved: " + "; ".join(problems))
             text = _with_errors(edited, problems)
             continue
-        return EditorResult(checked.summary, checked.tags, checked.field, current.number if current else None)
+        number = current.number if current else None
+        return EditorResult(checked.summary, checked.tags, checked.field, number, checked.warnings)
     path = keep_unsaved_text(settings, venue, paper_id, text)
     raise UsageError(f"edit not saved after {EDITOR_ROUNDS} tries ({'; '.join(problems)}); your text is in {path}")
 
@@ -347,7 +350,9 @@ def save_editor_result(settings: Settings, store: Store, venue: str, paper_id: s
             f"your text: {result.summary} (tags: {', '.join(result.tags)}; field: {result.field}), kept in {path}; "
             f"run summarizer review edit {venue}/{paper_id} again"
         )
-    _save_edit(settings, store, record, summary=result.summary, tags=result.tags, field=result.field)
+    _save_edit(
+        settings, store, record, summary=result.summary, tags=result.tags, field=result.field, found=result.warnings
+    )
 
 
 def edit(
@@ -376,6 +381,7 @@ def _save_edit(
     summary: str | None,
     tags: list[str] | None,
     field: str | None,
+    found: list[str] | None = None,
 ) -> None:
     venue, paper_id = record.venue, record.id
     current = record.current
@@ -392,7 +398,8 @@ def _save_edit(
     if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
         console.info("nothing changed")
         return
-    version = record.add_version(checked.summary, checked.tags, checked.field, "human", warnings=checked.warnings)
+    warnings = checked.warnings + [w for w in found or [] if w not in checked.warnings]
+    version = record.add_version(checked.summary, checked.tags, checked.field, "human", warnings=warnings)
     store.save(record)
     console.info(f"saved {venue}/{paper_id} version {version.number} (human)")
     if record.status == "approved":
