@@ -71,7 +71,8 @@ Commands at a glance:
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
-  build [VENUE...] [--drafts]         import FILE.jsonl     export VENUE [-o FILE]
+  build [VENUE...] [--drafts]         export VENUE [-o FILE]
+  import FILE.jsonl [--skip-invalid] [--rejected PATH]
   status [VENUE] [--json]             demo
 
 \b
