@@ -344,3 +344,20 @@ def test_human_edits_are_judged_as_human_text(cli: RunCli, imported: Project, tm
     assert current is not None and current.summary == "短的人工总结，分两行写。" and current.tags == []
     assert "no tags (adds nothing to the hot topics)" in current.warnings
     assert "2 lines joined into one paragraph" in cli("review", "show", "ICML2026/2601.00002").out
+
+
+def test_an_old_title_with_a_line_break_stays_inside_the_editor_comment(
+    cli: RunCli, imported: Project, tmp_path: Path
+) -> None:
+    import yaml
+
+    store = imported.store()
+    record = store.load("ICML2026", "2601.00002")
+    record.title = "Old title\nsummary: injected\x1b[2J"
+    store.save(record)
+    editor = write_editor(tmp_path, [None])
+    assert cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor)).code == 0
+    text = seen_by_editor(tmp_path)[0]
+    assert "\nsummary: injected" not in text and "\x1b" not in text
+    assert "# Edit the summary, tags and field of: Old title summary: injected[2J" in text
+    assert yaml.safe_load(text)["summary"] == summary_text("主题2")

@@ -26,7 +26,7 @@ from .config import Settings
 from .errors import UsageError
 from .fsutil import atomic_write_text
 from .store import Record, Store, Version, now_iso
-from .textsafe import clean_text, terminal_safe
+from .textsafe import clean_line, clean_text, terminal_safe
 
 EDITOR_ROUNDS = 5  # invalid saves before the editor gives up (and keeps the text in a file)
 
@@ -310,7 +310,8 @@ def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) 
         sort_keys=False,
         width=10_000,
     )
-    text = EDIT_HELP.format(title=terminal_safe(record.title), fields=", ".join(settings.field_ids())) + body
+    # One line, controls removed: an old record's title must not break out of the comment.
+    text = EDIT_HELP.format(title=clean_line(record.title), fields=", ".join(settings.field_ids())) + body
     problems: list[str] = []
     for _round in range(EDITOR_ROUNDS):
         edited = _run_editor(text)
