@@ -206,3 +206,13 @@ def test_review_prints_stored_text_terminal_safe_and_lists_the_published_version
     assert "llm_pretraining" in approved and "llm_reasoning" not in approved
     drafts = cli("review", "list", "ICML2026", "--status", "draft").out
     assert "llm_reasoning" in drafts and "approved*" in drafts
+
+
+def test_huge_fields_are_refused_in_a_few_words(cli: RunCli, project: Project) -> None:
+    rows = [row(1, title="T" * 5_000_000), row(2, tags=["x" * 1_000_000]), row(3, summary="长" * 100_000)]
+    result = cli("import", str(project.write_jsonl("huge.jsonl", rows)))
+    assert result.code == 2
+    assert "huge.jsonl:1: title: 5000000 characters (at most 500)" in result.err
+    assert "huge.jsonl:2: tags: " in result.err and "is 1000000 characters (at most 40)" in result.err
+    assert "huge.jsonl:3: summary: 100000 characters (at most 2000)" in result.err
+    assert len(result.err) < 2000  # no value is echoed whole

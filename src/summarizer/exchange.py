@@ -211,11 +211,11 @@ class ImportProblems(ImportFileError):
 
     def __init__(self, file: str, problems: list[str], total: int):
         self.problems = problems
-        lines = "line has" if len(problems) == 1 else "lines have"
+        verb = "has" if len(problems) == 1 else "have"
         super().__init__(
             file,
             None,
-            f"{len(problems)} of {total} {lines} problems (listed above); "
+            f"{len(problems)} of {total} lines {verb} problems (listed above); "
             "fix them, or import the others with --skip-invalid",
         )
 
