@@ -92,9 +92,11 @@ def test_import_adds_versions_and_never_demotes_an_approved_record(cli: RunCli, 
     record = project.store().load("ICML2026", "2601.00001")
     assert [v.origin for v in record.versions] == ["import", "import"]
     assert record.status == "approved" and record.approved_version == 1 and record.has_pending_draft
-    rejected = dict(newer, status="rejected")
+    # The line's status applies only to a paper with no approved or human version (clarification 4).
+    rejected = dict(newer, summary=summary_text("第三版"), status="rejected")
     assert cli("import", str(project.write_jsonl("c.jsonl", [rejected]))).code == 0
-    assert project.store().load("ICML2026", "2601.00001").status == "rejected"
+    record = project.store().load("ICML2026", "2601.00001")
+    assert record.status == "approved" and record.approved_version == 1 and len(record.versions) == 3
 
 
 @pytest.mark.parametrize(
@@ -104,8 +106,15 @@ def test_import_adds_versions_and_never_demotes_an_approved_record(cli: RunCli, 
         ('["a list"]', "in.jsonl:2: each line must be a JSON object"),
         (json.dumps({"venue": "ICML2026", "title": "T"}), "in.jsonl:2: summary: Field required"),
         (json.dumps(dict(HOSTILE[1], venue="NOPE")), "in.jsonl:2: venue: unknown venue 'NOPE'"),
-        (json.dumps(dict(HOSTILE[1], field="cooking")), "in.jsonl:2: unknown field 'cooking'"),
-        (json.dumps(dict(HOSTILE[1], summary="An English-only summary that is long enough to pass.")), "no Chinese"),
+        (json.dumps(dict(HOSTILE[1], field="cooking")), "in.jsonl:2: field: unknown field 'cooking'"),
+        (json.dumps(dict(HOSTILE[1], summary="链接 \\(\\href{javascript:x}{x}\\)")), "summary: unsafe TeX \\href"),
+        (json.dumps(dict(HOSTILE[1], summary=" \n ")), "in.jsonl:2: summary: the summary is empty"),
+        (json.dumps(dict(HOSTILE[1], summary="长" * 2001)), "in.jsonl:2: summary: 2001 characters (at most 2000)"),
+        (json.dumps(dict(HOSTILE[1], title="T" * 501)), "in.jsonl:2: title: 501 characters (at most 500)"),
+        (json.dumps(dict(HOSTILE[1], tags=["x" * 41])), "in.jsonl:2: tags: " + "x" * 40 + "… is 41 characters"),
+        (json.dumps(dict(HOSTILE[1], tags=list("abcdef"))), "in.jsonl:2: tags: 6 tags (at most 5)"),
+        (json.dumps(dict(HOSTILE[1], authors=["A"] * 501)), "in.jsonl:2: authors: 501 names (at most 500)"),
+        (json.dumps(dict(HOSTILE[1], note="注" * 2001)), "in.jsonl:2: note: 2001 characters (at most 2000)"),
         (json.dumps(dict(HOSTILE[1], status="published")), "in.jsonl:2: status:"),
         (json.dumps(dict(HOSTILE[1], colour="red")), "in.jsonl:2: colour: unknown key"),
         (json.dumps(dict(HOSTILE[1], id="../x")), "in.jsonl:2: id:"),
@@ -154,12 +163,13 @@ def test_a_line_without_ids_finds_the_fetched_paper_by_title(cli: RunCli, projec
 
 
 def test_import_tells_what_it_changed_and_takes_a_bom(cli: RunCli, project: Project) -> None:
-    row = dict(HOSTILE[1], tags=["a", "b", "c", "d", "e", "f"])
+    row = dict(HOSTILE[1], tags=[])
     path = project.root / "bom.jsonl"
     path.write_text("\ufeff" + json.dumps(row, ensure_ascii=False) + "\n", "utf-8")
     result = cli("import", str(path))
     assert result.code == 0, result.err
-    assert "bom.jsonl:1: 6 tags, kept the first 5" in result.err
+    assert "bom.jsonl:1: no tags (adds nothing to the hot topics)" in result.err
+    assert "1 created, 0 updated, 0 unchanged" in result.err
     bad = project.write_jsonl("bad.jsonl", [dict(HOSTILE[1], url="javascript:alert(1)")])
     result = cli("import", str(bad))
     assert result.code == 2 and "bad.jsonl:1: url: not an http(s) URL" in result.err

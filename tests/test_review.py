@@ -59,13 +59,17 @@ def test_edit_with_flags_adds_a_human_version_and_validates(cli: RunCli, importe
 
     bad = cli("review", "edit", "ICML2026/2601.00001", "--field", "cooking")
     assert bad.code == 2 and "unknown field 'cooking'" in bad.err
-    english = cli("review", "edit", "ICML2026/2601.00001", "--summary", "English only text " * 5)
-    assert english.code == 2 and "no Chinese" in english.err
+    unsafe = cli("review", "edit", "ICML2026/2601.00001", "--summary", "见 \\(\\href{javascript:alert(1)}{x}\\)")
+    assert unsafe.code == 2 and "summary: unsafe TeX \\href" in unsafe.err
+    too_many = cli("review", "edit", "ICML2026/2601.00001", "--tags", "a,b,c,d,e,f")
+    assert too_many.code == 2 and "tags: 6 tags (at most 5)" in too_many.err
     assert len(imported.store().load("ICML2026", "2601.00001").versions) == 2
 
 
-def write_editor(tmp_path: Path, replies: list[str], *, meanwhile: list[str] | None = None) -> str:
-    """A stand-in for $EDITOR that writes the given replies, one per invocation.
+def write_editor(tmp_path: Path, replies: list[str | None], *, meanwhile: list[str] | None = None) -> str:
+    """A stand-in for $EDITOR that writes the given replies, one per invocation (the last one forever after).
+
+    A reply of None closes the editor without saving.
 
     ``meanwhile``: a command run while the editor is open (its exit code goes to editor-state.json.rc),
     as another editor working on the same venue would.
@@ -83,7 +87,9 @@ def write_editor(tmp_path: Path, replies: list[str], *, meanwhile: list[str] | N
         "replies = json.load(open(state))\n"
         "seen = open(sys.argv[1]).read()\n"
         "open(state + '.seen', 'a').write(seen + '\\n=====\\n')\n"
-        "open(sys.argv[1], 'w').write(replies.pop(0))\n"
+        "reply = replies.pop(0) if len(replies) > 1 else replies[0]\n"
+        "if reply is not None:\n"
+        "    open(sys.argv[1], 'w').write(reply)\n"
         "json.dump(replies, open(state, 'w'))\n",
         "utf-8",
     )
@@ -95,15 +101,16 @@ def test_edit_in_editor_reopens_on_error(cli: RunCli, imported: Project, tmp_pat
     editor = write_editor(
         tmp_path,
         [
-            "summary: too short\ntags: [LLM]\nfield: llm_pretraining\n",
+            "summary: too short\ntags: [LLM]\nfield: cooking\n",
             f"summary: {good}\ntags: [LLM, 推理]\nfield: llm_reasoning\n",
         ],
     )
     result = cli("review", "edit", "ICML2026/2601.00002", env={"EDITOR": editor, "VISUAL": editor})
     assert result.code == 0, result.err
-    assert "not saved:" in result.err and "no Chinese" in result.err
+    assert "not saved:" in result.err and "unknown field 'cooking'" in result.err
     seen = (tmp_path / "editor-state.json.seen").read_text("utf-8").split("=====")
-    assert "# ERROR: the summary has no Chinese" in seen[1]  # reopened with the problem noted
+    assert "# ERROR: field: unknown field 'cooking'" in seen[1]  # reopened with the problem noted
+    assert "summary: too short" in seen[1]  # and with the text as typed
     record = imported.store().load("ICML2026", "2601.00002")
     assert record.current is not None and record.current.origin == "human"
     assert record.current.summary == good and record.current.field == "llm_reasoning"
@@ -287,3 +294,70 @@ def test_list_warns_about_abstract_only_summaries(cli: RunCli, imported: Project
     rows = {line.split()[1]: line for line in cli("review", "list", "ICML2026").out.splitlines() if "2601.0000" in line}
     assert "abstract only" in rows["2601.00003"]
     assert "abstract only" not in rows["2601.00001"]
+
+
+def unsaved_file(message: str) -> Path:
+    path = Path(message.split("your text is in ")[1].split()[0])
+    assert path.is_file(), message
+    return path
+
+
+def test_an_editor_that_keeps_writing_invalid_text_gives_up_and_keeps_the_text(
+    cli: RunCli, imported: Project, tmp_path: Path
+) -> None:
+    typed = "summary: 我的改写 \\\\(\\\\href{javascript:x}{y}\\\\)\ntags: [LLM]\nfield: llm_pretraining\n"
+    editor = write_editor(tmp_path, [typed])
+    result = cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor))
+    assert result.code == 2
+    assert "edit not saved after 5 tries (summary: unsafe TeX \\href" in result.err
+    assert len(seen_by_editor(tmp_path)) == 6  # five rounds, then it stops
+    kept = unsaved_file(result.err).read_text("utf-8")
+    assert "# ERROR: summary: unsafe TeX \\href" in kept and "我的改写" in kept
+    assert len(imported.store().load("ICML2026", "2601.00002").versions) == 1
+
+
+def test_closing_the_reopened_editor_without_saving_keeps_the_text(
+    cli: RunCli, imported: Project, tmp_path: Path
+) -> None:
+    typed = f"summary: {summary_text('我打的字')}\ntags: [LLM]\nfield: cookery\n"
+    editor = write_editor(tmp_path, [typed, None])
+    result = cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor))
+    assert result.code == 2
+    assert "edit cancelled, nothing saved (field: unknown field 'cookery'" in result.err
+    kept = unsaved_file(result.err).read_text("utf-8")
+    assert summary_text("我打的字") in kept and "field: cookery" in kept
+    assert len(imported.store().load("ICML2026", "2601.00002").versions) == 1
+
+
+def test_closing_the_editor_before_typing_is_a_plain_cancel(cli: RunCli, imported: Project, tmp_path: Path) -> None:
+    editor = write_editor(tmp_path, [None])
+    result = cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor))
+    assert result.code == 0 and "edit cancelled: nothing changed" in result.err
+    assert not (imported.root / "outputs" / "unsaved-edits").exists()
+
+
+def test_human_edits_are_judged_as_human_text(cli: RunCli, imported: Project, tmp_path: Path) -> None:
+    editor = write_editor(tmp_path, ["summary: |\n  短的人工总结，\n  分两行写。\ntags: []\nfield: llm_reasoning\n"])
+    result = cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor))
+    assert result.code == 0, result.err
+    current = imported.store().load("ICML2026", "2601.00002").current
+    assert current is not None and current.summary == "短的人工总结，分两行写。" and current.tags == []
+    assert "no tags (adds nothing to the hot topics)" in current.warnings
+    assert "2 lines joined into one paragraph" in cli("review", "show", "ICML2026/2601.00002").out
+
+
+def test_an_old_title_with_a_line_break_stays_inside_the_editor_comment(
+    cli: RunCli, imported: Project, tmp_path: Path
+) -> None:
+    import yaml
+
+    store = imported.store()
+    record = store.load("ICML2026", "2601.00002")
+    record.title = "Old title\nsummary: injected\x1b[2J"
+    store.save(record)
+    editor = write_editor(tmp_path, [None])
+    assert cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor)).code == 0
+    text = seen_by_editor(tmp_path)[0]
+    assert "\nsummary: injected" not in text and "\x1b" not in text
+    assert "# Edit the summary, tags and field of: Old title summary: injected[2J" in text
+    assert yaml.safe_load(text)["summary"] == summary_text("主题2")

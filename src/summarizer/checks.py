@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
 from .config import Settings, TagSettings
+from .texguard import unsafe_tex_commands
+from .textsafe import clean_line, clean_text
 
 MIN_CHARS = 40
 MAX_CHARS = 600
@@ -114,3 +116,87 @@ def check_summary(summary: str, tags: list[str], field_id: str, settings: Settin
         warnings.append(f"{len(clean_tags)} tags, kept the first {MAX_TAGS}")
         clean_tags = clean_tags[:MAX_TAGS]
     return CheckedSummary(summary=summary, tags=clean_tags, field=field_id, warnings=warnings)
+
+
+# -- human text (edits and imports): judged as human text (clarification 6) -----------
+
+HUMAN_MAX_CHARS = 2000
+MAX_TITLE_CHARS = 500
+MAX_TAG_CHARS = 40
+MAX_AUTHORS = 500  # names per paper; each name is bounded like a title
+MAX_NOTE_CHARS = 2000
+MAX_ABSTRACT_CHARS = 10_000
+MAX_URL_CHARS = 2000
+
+
+_WIDE_PUNCTUATION = re.compile(r"[\u3000-\u303f\uff00-\uffef]")
+
+
+def _spaced(before: str, after: str) -> bool:
+    """Whether joining two lines needs a space: not between Chinese characters, nor next to full-width punctuation."""
+    if _WIDE_PUNCTUATION.match(before) or _WIDE_PUNCTUATION.match(after):
+        return False
+    return not (_CJK.match(before) and _CJK.match(after))
+
+
+def join_lines(text: str) -> tuple[str, int]:
+    """Several lines as one paragraph: no space where two Chinese characters meet; (text, lines joined)."""
+    parts = [part.strip() for part in text.splitlines()]
+    parts = [part for part in parts if part]
+    joined = ""
+    for part in parts:
+        joined += " " if joined and _spaced(joined[-1], part[0]) else ""
+        joined += part
+    return joined, len(parts)
+
+
+def human_tags(raw: list[str], tags: TagSettings) -> tuple[list[str], list[str]]:
+    """Tags as stored: controls removed, then normalised; (tags, hard problems)."""
+    clean = normalize_tags([clean_line(tag) for tag in raw], tags)
+    problems = [
+        f"tags: {tag[:MAX_TAG_CHARS]}… is {len(tag)} characters (at most {MAX_TAG_CHARS})"
+        for tag in clean
+        if len(tag) > MAX_TAG_CHARS
+    ]
+    if len(clean) > MAX_TAGS:
+        problems.append(f"tags: {len(clean)} tags (at most {MAX_TAGS}): keep the {MAX_TAGS} that matter most")
+    return clean, problems
+
+
+def human_summary_warnings(summary: str) -> list[str]:
+    warnings = [] if _CJK.search(summary) else ["no Chinese"]
+    return warnings + summary_warnings(summary)
+
+
+def check_human_summary(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
+    """Normalise and check a person's summary (an edit or an import line).
+
+    Hard problems are only what cannot be published safely or placed: an empty
+    summary, one over 2,000 characters, unsafe TeX, tags over the stored bounds,
+    an unknown field.  Everything else (no tags, short, little Chinese, several
+    lines) is a warning kept with the version.  Raises SummaryRejected listing
+    every hard problem, each starting with the field it is about.
+    """
+    text, lines = join_lines(clean_text(summary))
+    text = clean_line(text)
+    problems: list[str] = []
+    if not text:
+        problems.append("summary: the summary is empty")
+    elif len(text) > HUMAN_MAX_CHARS:
+        problems.append(f"summary: {len(text)} characters (at most {HUMAN_MAX_CHARS}); shorten it")
+    unsafe = unsafe_tex_commands(text)
+    if unsafe:
+        problems.append(f"summary: unsafe TeX {', '.join(unsafe)} (links, ids, styles and HTML are not allowed)")
+    clean_tags, tag_problems = human_tags(tags, settings.tags)
+    problems += tag_problems
+    problems += [f"tags: unsafe TeX {', '.join(found)}" for found in map(unsafe_tex_commands, clean_tags) if found]
+    if settings.field(field_id) is None:
+        problems.append(f"field: unknown field {field_id[:60]!r}: choose one of {', '.join(settings.field_ids())}")
+    if problems:
+        raise SummaryRejected(problems)
+    warnings = human_summary_warnings(text)
+    if lines > 1:
+        warnings.append(f"{lines} lines joined into one paragraph")
+    if not clean_tags:
+        warnings.append("no tags (adds nothing to the hot topics)")
+    return CheckedSummary(summary=text, tags=clean_tags, field=field_id, warnings=warnings)

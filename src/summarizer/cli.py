@@ -71,7 +71,8 @@ Commands at a glance:
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
-  build [VENUE...] [--drafts]         import FILE.jsonl     export VENUE [-o FILE]
+  build [VENUE...] [--drafts]         export VENUE [-o FILE]
+  import FILE.jsonl [--skip-invalid] [--rejected PATH]
   status [VENUE] [--json]             demo
 
 \b
@@ -281,15 +282,25 @@ def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
 
 @cli.command("import")
 @click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--skip-invalid", is_flag=True, help="Import the valid lines; write the others to a rejected file.")
+@click.option(
+    "--rejected",
+    "rejected_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Where --skip-invalid writes the rejected lines (default: FILE.rejected.jsonl).",
+)
 @pass_ctx
-def import_(c: Context, file: Path) -> None:
-    """Import summaries from a JSONL file (one paper a line); all or nothing."""
-    from .exchange import import_jsonl
+def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
+    """Import summaries from a JSONL file (one paper a line); all or nothing unless --skip-invalid."""
+    from .exchange import ImportProblems, import_jsonl, print_import, print_problems
 
-    result = import_jsonl(file, c.settings, c.store)
-    for warning in result.warnings:
-        console.warn(warning)
-    console.info(f"import {file}: {result.line()}")
+    try:
+        result = import_jsonl(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
+    except ImportProblems as exc:
+        print_problems(exc)
+        raise
+    print_import(file, result)
+    finish(result.rejected == 0)
 
 
 @cli.command()

@@ -9,8 +9,11 @@ draft* while the approved version stays published (clarification 2).
 from __future__ import annotations
 
 import re
+import tempfile
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from datetime import UTC, datetime
+from pathlib import Path
 
 import click
 import yaml
@@ -18,10 +21,14 @@ from rich.table import Table
 from rich.text import Text
 
 from . import console
-from .checks import SummaryRejected, check_summary, summary_warnings
+from .checks import MAX_NOTE_CHARS, CheckedSummary, SummaryRejected, check_human_summary, summary_warnings
 from .config import Settings
 from .errors import UsageError
-from .store import Record, Store, Version
+from .fsutil import atomic_write_text
+from .store import Record, Store, Version, now_iso
+from .textsafe import clean_line, clean_text, terminal_safe
+
+EDITOR_ROUNDS = 5  # invalid saves before the editor gives up (and keeps the text in a file)
 
 
 def status_label(record: Record) -> str:
@@ -51,8 +58,19 @@ def _matches(record: Record, status: str | None) -> bool:
 
 
 def _cells(*values: str) -> list[Text]:
-    """Record data as plain Text: brackets in a title, tag or model answer are never read as rich markup."""
-    return [Text(value) for value in values]
+    """Record data as plain Text: brackets are never read as rich markup, controls never reach the terminal."""
+    return [_text(value) for value in values]
+
+
+def _text(value: str, style: str = "") -> Text:
+    return Text(terminal_safe(value), style=style)
+
+
+def _listed_version(record: Record, status: str | None) -> Version | None:
+    """Under --status approved the published version, else the newest (what a reviewer acts on)."""
+    if status == "approved" and record.approved is not None:
+        return record.approved
+    return record.current
 
 
 def list_papers(settings: Settings, store: Store, venue: str, *, status: str | None) -> None:
@@ -64,7 +82,7 @@ def list_papers(settings: Settings, store: Store, venue: str, *, status: str | N
     for column in ("field", "tags", "chars", "warnings", "model", "age"):
         table.add_column(column, overflow="fold")
     for record in records:
-        current = record.current
+        current = _listed_version(record, status)
         if current is None:
             failure = "; ".join(f.reason for f in record.failures.values())
             table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
@@ -105,29 +123,29 @@ def _history_row(version: Version, record: Record) -> list[Text]:
 def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> None:
     record = store.load(venue, paper_id)
     out = console.out
-    out.print(Text(record.title, style="bold"))
-    out.print(Text(f"{venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
+    out.print(_text(record.title, style="bold"))
+    out.print(_text(f"{venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
     if record.authors:
-        out.print(Text(", ".join(record.authors), style="dim"))
+        out.print(_text(", ".join(record.authors), style="dim"))
     current = record.current
     side = Table(show_header=True, expand=True)
     side.add_column("abstract", ratio=1)
     side.add_column(Text(f"summary (version {current.number}, {current.origin})" if current else "summary"), ratio=1)
-    side.add_row(Text(record.abstract or "(no abstract)"), Text(current.summary if current else "(none yet)"))
+    side.add_row(_text(record.abstract or "(no abstract)"), _text(current.summary if current else "(none yet)"))
     out.print(side)
     if current is not None:
         field = settings.field(current.field)
         field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
-        out.print(Text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
+        out.print(_text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
         warnings = current.warnings or summary_warnings(current.summary)
         if warnings:
-            out.print(Text("warnings: " + "; ".join(warnings), style="yellow"))
+            out.print(_text("warnings: " + "; ".join(warnings), style="yellow"))
     if record.note:
-        out.print(Text(f"reviewer's note: {record.note}"))
+        out.print(_text(f"reviewer's note: {record.note}"))
     for failure in record.failures.values():
-        out.print(Text(f"failed at {failure.stage}: {failure.reason}", style="red"))
+        out.print(_text(f"failed at {failure.stage}: {failure.reason}", style="red"))
         if failure.raw_output:
-            out.print(Text(f"last model output: {failure.raw_output}", style="dim"))
+            out.print(_text(f"last model output: {failure.raw_output}", style="dim"))
     if record.fetch.abstract_only:
         out.print(Text("summarised from the arXiv abstract only (the PDF could not be read)", style="yellow"))
     history = Table(title="history")
@@ -175,9 +193,12 @@ def approve(settings: Settings, store: Store, venue: str, paper_ids: list[str] |
 
 
 def reject(settings: Settings, store: Store, venue: str, paper_id: str, *, note: str) -> None:
+    note = clean_text(note).strip()
+    if len(note) > MAX_NOTE_CHARS:
+        raise UsageError(f"--note: {len(note)} characters (at most {MAX_NOTE_CHARS}); shorten it")
     record = store.load(venue, paper_id)
     record.status = "rejected"
-    record.note = note
+    record.note = note or None
     store.save(record)
     console.info(f"rejected {venue}/{paper_id}: it stays off the site and summarize skips it")
 
@@ -201,6 +222,7 @@ class EditorResult:
     tags: list[str]
     field: str
     base_version: int | None
+    warnings: list[str] = dataclass_field(default_factory=list)  # found while checking (e.g. lines joined), kept
 
 
 def _tags_from_yaml(value: object) -> list[str]:
@@ -213,8 +235,8 @@ def _tags_from_yaml(value: object) -> list[str]:
     raise SummaryRejected([TAGS_TYPE_ERROR])
 
 
-def _parse_edited(edited: str, settings: Settings) -> tuple[str, list[str], str]:
-    """The saved editor text as (summary, tags, field); SummaryRejected lists every problem."""
+def _parse_edited(edited: str, settings: Settings) -> CheckedSummary:
+    """The saved editor text, checked as human text; SummaryRejected lists every problem."""
     try:
         data = yaml.safe_load(edited)
     except yaml.YAMLError as exc:
@@ -225,7 +247,7 @@ def _parse_edited(edited: str, settings: Settings) -> tuple[str, list[str], str]
         raise SummaryRejected(["expected the keys summary, tags and field"])
     problems: list[str] = []
     summary, field = data.get("summary"), data.get("field")
-    summary = "" if summary is None else summary  # an empty key: check_summary names what is missing
+    summary = "" if summary is None else summary  # an empty key: the check names what is missing
     field = "" if field is None else field
     if not isinstance(summary, str):
         problems.append("summary must be text (one paragraph on one line), not a number or a list")
@@ -238,8 +260,7 @@ def _parse_edited(edited: str, settings: Settings) -> tuple[str, list[str], str]
         tags = []
     if problems or not isinstance(summary, str) or not isinstance(field, str):
         raise SummaryRejected(problems)
-    check_summary(summary, tags, field, settings)
-    return summary, tags, field
+    return check_human_summary(summary, tags, field, settings)
 
 
 def _run_editor(text: str) -> str | None:
@@ -251,12 +272,31 @@ def _run_editor(text: str) -> str | None:
         ) from None
 
 
+def _with_errors(edited: str, problems: list[str]) -> str:
+    kept = "\n".join(line for line in edited.splitlines() if not line.startswith("# ERROR"))
+    return "".join(f"# ERROR: {p}\n" for p in problems) + kept + "\n"
+
+
+def keep_unsaved_text(settings: Settings, venue: str, paper_id: str, text: str) -> Path:
+    """Save an edit that could not be stored, so no typed text is lost; returns where it went."""
+    name = f"{venue}_{paper_id}_{now_iso().replace(':', '')}.yaml"
+    for folder in (settings.outputs_dir / "unsaved-edits", Path(tempfile.gettempdir())):
+        try:
+            atomic_write_text(folder / name, text)
+            return folder / name
+        except OSError:
+            continue
+    raise UsageError(f"could not save your text anywhere; here it is:\n{text}")
+
+
 def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) -> EditorResult | None:
     """Open $EDITOR on the paper's current summary, tags and field; None when the editor changed nothing.
 
     Reads the record without the venue's lock: a person may keep the editor open for
     a long time.  Save the result under the lock with :func:`save_editor_result`.
-    Invalid input reopens the editor with the problems noted at the top.
+    Invalid input reopens the editor with the problems noted at the top; closing it
+    without saving, or EDITOR_ROUNDS invalid saves, keeps the text in a file whose
+    path the raised UsageError names.
     """
     record = store.load(venue, paper_id)
     current = record.current
@@ -270,19 +310,27 @@ def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) 
         sort_keys=False,
         width=10_000,
     )
-    text = EDIT_HELP.format(title=record.title, fields=", ".join(settings.field_ids())) + body
-    while True:
+    # One line, controls removed: an old record's title must not break out of the comment.
+    text = EDIT_HELP.format(title=clean_line(record.title), fields=", ".join(settings.field_ids())) + body
+    problems: list[str] = []
+    for _round in range(EDITOR_ROUNDS):
         edited = _run_editor(text)
         if edited is None or edited == text:
-            return None
+            if not problems:
+                return None  # closed before anything was typed: nothing to keep
+            path = keep_unsaved_text(settings, venue, paper_id, text)
+            raise UsageError(f"edit cancelled, nothing saved ({'; '.join(problems)}); your text is in {path}")
         try:
-            summary, tags, field = _parse_edited(edited, settings)
+            checked = _parse_edited(edited, settings)
         except SummaryRejected as exc:
-            console.warn("not saved: " + "; ".join(exc.problems))
-            kept = "\n".join(line for line in edited.splitlines() if not line.startswith("# ERROR"))
-            text = "".join(f"# ERROR: {p}\n" for p in exc.problems) + kept + "\n"
+            problems = exc.problems
+            console.warn("not saved: " + "; ".join(problems))
+            text = _with_errors(edited, problems)
             continue
-        return EditorResult(summary, tags, field, current.number if current else None)
+        number = current.number if current else None
+        return EditorResult(checked.summary, checked.tags, checked.field, number, checked.warnings)
+    path = keep_unsaved_text(settings, venue, paper_id, text)
+    raise UsageError(f"edit not saved after {EDITOR_ROUNDS} tries ({'; '.join(problems)}); your text is in {path}")
 
 
 def save_editor_result(settings: Settings, store: Store, venue: str, paper_id: str, result: EditorResult) -> None:
@@ -294,12 +342,18 @@ def save_editor_result(settings: Settings, store: Store, venue: str, paper_id: s
     record = store.load(venue, paper_id)
     now = record.current.number if record.current else None
     if now != result.base_version:
+        kept = yaml.safe_dump(
+            {"summary": result.summary, "tags": result.tags, "field": result.field}, allow_unicode=True, width=10_000
+        )
+        path = keep_unsaved_text(settings, venue, paper_id, kept)
         raise UsageError(
             f"{venue}/{paper_id} changed while you were editing (now version {now}); "
-            f"your text: {result.summary} (tags: {', '.join(result.tags)}; field: {result.field}); "
+            f"your text: {result.summary} (tags: {', '.join(result.tags)}; field: {result.field}), kept in {path}; "
             f"run summarizer review edit {venue}/{paper_id} again"
         )
-    _save_edit(settings, store, record, summary=result.summary, tags=result.tags, field=result.field)
+    _save_edit(
+        settings, store, record, summary=result.summary, tags=result.tags, field=result.field, found=result.warnings
+    )
 
 
 def edit(
@@ -328,6 +382,7 @@ def _save_edit(
     summary: str | None,
     tags: list[str] | None,
     field: str | None,
+    found: list[str] | None = None,
 ) -> None:
     venue, paper_id = record.venue, record.id
     current = record.current
@@ -338,13 +393,14 @@ def _save_edit(
     if summary is None or tags is None or field is None:
         raise UsageError(f"{venue}/{paper_id} has no summary yet: give --summary, --tags and --field")
     try:
-        checked = check_summary(summary, tags, field, settings)
+        checked = check_human_summary(summary, tags, field, settings)
     except SummaryRejected as exc:
         raise UsageError(f"edit not saved: {exc}") from None
     if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
         console.info("nothing changed")
         return
-    version = record.add_version(checked.summary, checked.tags, checked.field, "human", warnings=checked.warnings)
+    warnings = checked.warnings + [w for w in found or [] if w not in checked.warnings]
+    version = record.add_version(checked.summary, checked.tags, checked.field, "human", warnings=warnings)
     store.save(record)
     console.info(f"saved {venue}/{paper_id} version {version.number} (human)")
     if record.status == "approved":
