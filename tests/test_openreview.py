@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import Project, RunCli
+from conftest import Project, RunCli, summary_text
 from summarizer import sources
 from summarizer.testing.fake_openreview import FakeNote, FakeOpenReview, venue_notes
 from summarizer.testing.pdfs import paper_pdf
@@ -178,10 +179,22 @@ def test_export_and_review_show_say_where_the_paper_came_from(project: Project, 
     with FakeOpenReview(notes) as fake:
         configure(project, fake)
         assert cli("fetch", "ICLR2026").code == 0
-    record = project.store().records("ICLR2026")[0]
+    store = project.store()
+    record = store.records("ICLR2026")[0]
+    record.add_version(summary_text(), ["LLM"], "llm_reasoning", "llm", model="m")
+    store.save(record)
     shown = cli("review", "show", f"ICLR2026/{record.id}")
     assert shown.code == 0, shown.err
     assert "openreview" in shown.out and "ccc3" in shown.out and "oral" in shown.out
+
+    exported = cli("export", "ICLR2026")
+    assert exported.code == 0, exported.err
+    line = json.loads(exported.out.splitlines()[0])
+    assert (line["source_type"], line["source_id"], line["tier"]) == ("openreview", "ccc3", "oral")
+    before = _snapshot(project.root / "outputs")
+    (project.root / "back.jsonl").write_text(exported.out, encoding="utf-8")
+    assert cli("import", str(project.root / "back.jsonl")).code == 0
+    assert _snapshot(project.root / "outputs") == before  # the new keys round-trip
 
 
 def _snapshot(root: Path) -> dict[str, str]:

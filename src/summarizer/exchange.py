@@ -32,6 +32,7 @@ EXPORT_KEYS = (
     "venue", "id", "title", "summary", "tags", "field", "status",
     "arxiv_id", "url", "authors", "abstract", "note",
 )  # fmt: skip
+SOURCE_KEYS = ("source_type", "source_id", "tier")  # exported when the record came from a venue source
 
 
 class ImportLine(BaseModel):
@@ -49,6 +50,10 @@ class ImportLine(BaseModel):
     authors: list[str] | None = None
     abstract: str | None = None
     note: str | None = None
+    # Where the paper came from (export writes them; import accepts and ignores them: the source says).
+    source_type: str | None = None
+    source_id: str | None = None
+    tier: str | None = None
 
     @field_validator("title")
     @classmethod
@@ -255,7 +260,10 @@ def export_line(record: Record) -> dict[str, object] | None:
         "abstract": record.abstract,
         "note": record.note,
     }
-    return {key: values[key] for key in EXPORT_KEYS}
+    line = {key: values[key] for key in EXPORT_KEYS}
+    if record.source_type:
+        line.update({key: getattr(record, key) for key in SOURCE_KEYS})
+    return line
 
 
 def export_jsonl(venue: str, store: Store, sink: IO[str]) -> tuple[int, int]:
