@@ -271,3 +271,22 @@ def test_requests_to_one_host_keep_the_minimum_interval(site: StaticSite) -> Non
         requests.get(f"{site.url}/a", timeout=5)
     gaps = [b - a for a, b in zip(site.times, site.times[1:], strict=False)]
     assert len(gaps) == 2 and all(gap >= 0.18 for gap in gaps)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ({"type": "openreview"}, "needs 'venue_id'"),
+        ({"type": "acl_anthology"}, "needs 'volumes'"),
+        ({"type": "cvf"}, "needs 'conference'"),
+        ({"type": "pmlr"}, "needs 'volume'"),
+        ({"type": "virtual_site"}, "needs 'url'"),
+        ({"type": "openreview", "venue_id": "X", "venueid": "Y"}, "unknown key"),
+    ],
+)
+def test_a_source_missing_its_argument_is_one_config_line(
+    project: Project, cli: RunCli, source: dict[str, object], message: str
+) -> None:
+    use_source(project, source)
+    result = cli("fetch", "ICML2026")
+    assert result.code == 2 and message in result.err and "venues[0].source" in result.err
