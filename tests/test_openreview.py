@@ -147,8 +147,8 @@ def test_wrong_credentials_are_one_line_without_the_password(project: Project, c
         result = cli(
             "fetch", "ICLR2026", env={"OPENREVIEW_USERNAME": "editor@example.org", "OPENREVIEW_PASSWORD": "wrong-pw"}
         )
-    assert result.code != 0
-    assert "InvalidCredentials" in result.err and "wrong-pw" not in result.err
+    assert result.code == 2
+    assert "InvalidCredentials" in result.err and "OPENREVIEW_PASSWORD" in result.err and "wrong-pw" not in result.err
     assert len(result.err.strip().splitlines()) == 1
 
 

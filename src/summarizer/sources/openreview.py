@@ -33,7 +33,13 @@ from .base import Entry, Gathered, SourceAuthRequired, SourceContext, SourceErro
 PAGE = 1000  # the API's cap
 MAX_NOTES = 100_000
 FORUM = "https://openreview.net/forum?id={id}"
-AUTH_ERRORS = {"ChallengeRequiredError", "ForbiddenError", "NotLoggedInError", "AuthenticationError"}
+AUTH_ERRORS = {
+    "ChallengeRequiredError",
+    "ForbiddenError",
+    "NotLoggedInError",
+    "AuthenticationError",
+    "InvalidCredentials",
+}
 
 
 def gather(ctx: SourceContext, source: Source, limit: int | None) -> Gathered:
