@@ -44,7 +44,7 @@ def big_venue(shared_pdf: bytes) -> Iterator[FakeOpenReview]:
     )
     for note in notes:
         note.pdf = shared_pdf  # one PDF body for all: the test is about the list, not about 700 extractions
-    with FakeOpenReview(notes) as fake:
+    with FakeOpenReview(notes, page_cap=300) as fake:  # pages of 300: the list takes three
         yield fake
 
 
@@ -74,10 +74,12 @@ def test_fetch_records_exactly_the_accepted_papers_with_tiers(
         assert record.fetch.pdf_url == f"{big_venue.url}/pdf?id={note.id}"
         assert record.fetch.text_path and not record.failures
 
-    # The whole list was walked in pages of 1000, asking for the accepted venueid only.
+    # The whole list was walked page by page (after=<last id>), asking for the accepted venueid only.
     asked = big_venue.note_requests()
-    assert [q["content.venueid"] for q in asked] == [VENUE_ID] * len(asked)
+    assert [q["content.venueid"] for q in asked] == [VENUE_ID] * 3
     assert asked[0]["count"] == "true" and asked[0]["limit"] == "1000" and asked[0]["sort"] == "id"
+    ordered = sorted(accepted)
+    assert [q.get("after") for q in asked] == [None, ordered[299], ordered[599]]
     # Every PDF came from /pdf?id=<note id>, once each.
     assert Counter(big_venue.pdf_requests()) == Counter(set(accepted))
 
@@ -203,3 +205,22 @@ def _snapshot(root: Path) -> dict[str, str]:
         for p in sorted(root.rglob("*"))
         if p.is_file()
     }
+
+
+def test_a_hostile_error_message_from_the_server_reaches_the_terminal_inert(project: Project, cli: RunCli) -> None:
+    with FakeOpenReview([]) as fake:
+        configure(project, fake)
+        original = fake._handle
+
+        def hostile(method: str, raw: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes, str]:
+            if raw.startswith("/notes"):
+                message = "bad\x1b]0;pwned\x07\nsecond line\u202e"
+                answer = json.dumps({"name": "BadRequestError", "message": message}).encode()
+                return 400, answer, "application/json"
+            return original(method, raw, headers, body)
+
+        fake._handle = hostile  # type: ignore[method-assign]
+        result = cli("fetch", "ICLR2026")
+    assert result.code == 1
+    assert "BadRequestError" in result.err and "\x1b" not in result.err and "\u202e" not in result.err
+    assert len(result.err.strip().splitlines()) == 1

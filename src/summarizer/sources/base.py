@@ -32,7 +32,13 @@ MAX_URL = 2_000
 
 
 class SourceError(SummarizerError):
-    """The venue's list could not be read (unreachable, not the documented format); exit 1."""
+    """The venue's list could not be read (unreachable, not the documented format); exit 1.
+
+    The message may quote a server's words: controls are removed and it stays one bounded line.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(clean_line(message)[:600])
 
 
 class SourceAuthRequired(SourceError):

@@ -62,13 +62,19 @@ def _client(settings: OpenReviewSettings) -> Any:
 
 
 def _accepted_notes(client: Any, venue_id: str, limit: int | None) -> list[Any]:
-    """Every note whose ``content.venueid`` is exactly ``venue_id``, page by page (sorted by id)."""
+    """Every note whose ``content.venueid`` is exactly ``venue_id``, page by page (sorted by id).
+
+    Pages go on until the server's ``count`` is reached or a page comes back empty: a server that
+    pages in fewer than ``limit`` notes must not cut the list short.
+    """
     query: dict[str, Any] = {"content": {"venueid": venue_id}, "limit": PAGE, "sort": "id"}
-    page, _count = client.get_notes(with_count=True, **query)
+    page, count = client.get_notes(with_count=True, **query)
     notes: list[Any] = []
+    seen = 0
     while page:
+        seen += len(page)
         notes.extend(n for n in page if dig(n.content, "venueid", "value") == venue_id)
-        if (limit is not None and len(notes) >= limit) or len(notes) >= MAX_NOTES or len(page) < PAGE:
+        if (limit is not None and len(notes) >= limit) or seen >= min(int(count or MAX_NOTES), MAX_NOTES):
             break
         page = client.get_notes(after=page[-1].id, **query)
     return notes[:limit] if limit is not None else notes

@@ -7,7 +7,8 @@ It answers what openreview-py asks (checked against openreview-py 2.9.1):
 
 * ``GET /notes?content.venueid=V&limit=L&sort=id[&after=ID][&count=true]``: the notes whose
   ``content.venueid`` is exactly ``V``, sorted by id, those after ``after``, at most ``limit``
-  (capped at 1000); ``{"notes": [...], "count": N}`` (``count`` only when asked);
+  (capped at ``page_cap``, 1000 like the real API unless a test lowers it);
+  ``{"notes": [...], "count": N}`` (``count`` only when asked);
 * ``GET /pdf?id=ID``: the note's PDF (generated on first request unless given);
 * ``POST /login {"id", "password"}``: ``{"token", "user": {"profile": {"id"}}}`` for the account
   given to ``require_login(user, password)``, else 400 ``InvalidCredentials``.
@@ -108,8 +109,9 @@ def _letters(n: int) -> str:
 
 
 class FakeOpenReview:
-    def __init__(self, notes: list[FakeNote] | None = None, *, gate: str | None = None):
+    def __init__(self, notes: list[FakeNote] | None = None, *, gate: str | None = None, page_cap: int = 1000):
         self.notes = {n.id: n for n in notes or []}
+        self.page_cap = page_cap  # the most notes one answer holds, whatever ``limit`` asks
         self.gate = gate  # None, "challenge" (403) or "html" (200 "Just a moment")
         self.account: tuple[str, str] | None = None
         self.requests: list[tuple[str, str, dict[str, str]]] = []  # (method, path, query)
@@ -205,7 +207,7 @@ class FakeOpenReview:
 
     def _notes(self, query: dict[str, str]) -> tuple[int, bytes, str]:
         venueid = query.get("content.venueid")
-        limit = min(int(query.get("limit") or 1000), 1000)
+        limit = min(int(query.get("limit") or 1000), self.page_cap)
         after = query.get("after")
         chosen = sorted((n for n in self.notes.values() if venueid is None or n.venueid == venueid), key=lambda n: n.id)
         total = len(chosen)
