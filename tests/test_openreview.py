@@ -224,3 +224,18 @@ def test_a_hostile_error_message_from_the_server_reaches_the_terminal_inert(proj
     assert result.code == 1
     assert "BadRequestError" in result.err and "\x1b" not in result.err and "\u202e" not in result.err
     assert len(result.err.strip().splitlines()) == 1
+
+
+def test_only_the_configured_variables_are_used(project: Project, cli: RunCli, shared_pdf: bytes) -> None:
+    notes = venue_notes(VENUE_ID, "ICLR 2026", poster=1)
+    notes[0].pdf = shared_pdf
+    with FakeOpenReview(notes, gate="challenge") as fake:
+        fake.require_login("editor@example.org", "pw")
+        configure(project, fake, username_env="OR_USER", password_env="OR_PASS")
+        # The client's own default variables are set, the configured ones are not: no login happens.
+        result = cli(
+            "fetch", "ICLR2026", env={"OPENREVIEW_USERNAME": "editor@example.org", "OPENREVIEW_PASSWORD": "pw"}
+        )
+        logins = [path for _m, path, _q in fake.requests if path == "/login"]
+    assert result.code == 2 and "OR_USER" in result.err
+    assert logins == []

@@ -54,11 +54,26 @@ def gather(ctx: SourceContext, source: Source, limit: int | None) -> Gathered:
 
 
 def _client(settings: OpenReviewSettings) -> Any:
+    """An anonymous client, logged in with the configured variables' account when they are set.
+
+    The client would also log in by itself from ``OPENREVIEW_USERNAME``/``OPENREVIEW_PASSWORD``;
+    those are hidden while it is built, so only the variables the config names are ever used.
+    """
     import openreview  # imported here: only OpenReview venues pay for it
 
-    username = os.environ.get(settings.username_env, "").strip() or None
-    password = os.environ.get(settings.password_env, "") or None
-    return openreview.api.OpenReviewClient(baseurl=settings.api_url, username=username, password=password)
+    username = os.environ.get(settings.username_env, "").strip()
+    password = os.environ.get(settings.password_env, "")
+    hidden = {name: os.environ.pop(name) for name in _CLIENT_ENV if name in os.environ}
+    try:
+        client = openreview.api.OpenReviewClient(baseurl=settings.api_url)
+    finally:
+        os.environ.update(hidden)
+    if username or password:
+        client.login_user(username or None, password or None)
+    return client
+
+
+_CLIENT_ENV = ("OPENREVIEW_USERNAME", "OPENREVIEW_PASSWORD")
 
 
 def _accepted_notes(client: Any, venue_id: str, limit: int | None) -> list[Any]:
