@@ -290,3 +290,14 @@ def test_a_source_missing_its_argument_is_one_config_line(
     use_source(project, source)
     result = cli("fetch", "ICML2026")
     assert result.code == 2 and message in result.err and "venues[0].source" in result.err
+
+
+@pytest.mark.parametrize("body", ["", "<html><body>Just a moment...</body></html>"])
+def test_a_cvf_listing_without_papers_is_one_line_not_an_empty_venue(
+    project: Project, cli: RunCli, site: StaticSite, body: str
+) -> None:
+    site.put("/CVPR2099", body, "text/html")
+    use_source(project, {"type": "cvf", "conference": "CVPR2099", "url": site.url})
+    result = cli("fetch", "ICML2026")
+    assert result.code == 1 and "lists no papers" in result.err
+    assert len(result.err.strip().splitlines()) == 1

@@ -39,6 +39,8 @@ def gather(ctx: SourceContext, source: Source, limit: int | None) -> Gathered:
 
 
 def parse_listing(html: str, page_url: str) -> list[Entry]:
+    if not html.strip():
+        return []
     doc = lxml.html.fromstring(html)
     entries: list[Entry] = []
     for dt in doc.xpath('//dt[contains(concat(" ", normalize-space(@class), " "), " ptitle ")]'):
@@ -64,6 +66,8 @@ def parse_listing(html: str, page_url: str) -> list[Entry]:
 
 
 def parse_abstract(html: str) -> str | None:
+    if not html.strip():
+        return None
     doc = lxml.html.fromstring(html)
     found = doc.xpath('//div[@id="abstract"]')
     if found:
