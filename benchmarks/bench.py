@@ -196,6 +196,7 @@ def pipeline_config(base_url: str, api_url: str, *, rpm: int, tpm: int) -> dict[
         },
         # The stand-in is local: no politeness delay between arXiv API requests (real arXiv wants 3 s).
         "arxiv": {"api_url": api_url, "delay_s": 0},
+        "http": {"min_interval_s": 0},  # the stand-in is local: no per-host pacing
         "paths": {"cache": "cache", "outputs": "outputs"},
         "venues": [{"id": VENUE, "name": "Bench 2026", "source": {"type": "list", "path": "papers.txt"}}],
         "fields": [{"id": fid, "name": name, "description": title} for fid, name, title in TOPICS],

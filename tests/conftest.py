@@ -100,6 +100,7 @@ def project(tmp_path: Path) -> Project:
         config={
             "llm": {"max_attempts": 3, "timeout_s": 5},
             "arxiv": {"delay_s": 0},
+            "http": {"min_interval_s": 0},  # the stand-ins are ours: no per-host pacing in tests
             "venues": [dict(v) for v in VENUES],
             "fields": [dict(f) for f in FIELDS],
             "tags": {"vocabulary": ["LLM", "扩散模型", "推理"], "aliases": {"大语言模型": "LLM", "LLMs": "LLM"}},

@@ -10,8 +10,11 @@ import pytest
 from conftest import Project, RunCli
 from summarizer import sources
 from summarizer.extract import PaperText
+from summarizer.store import Record
+from summarizer.summarize import paper_sections
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.pdfs import corrupt_pdf
+from summarizer.textsafe import has_unsafe_characters
 
 PAPERS = [
     FakePaper("2501.00001", "Sparse Attention for Long Context Language Models", "We make attention sparse."),
@@ -140,3 +143,79 @@ def test_failures_are_listed_with_reasons(project: Project, cli: RunCli, fake: F
     records = {r.id: r for r in project.store().records("ICML2026")}
     assert records["attention-is-all-you-need"].failures["fetch"].reason == "no arXiv match for title"
     assert json.loads(records["2501.00001"].model_dump_json())["fetch"]["text_path"].startswith("text/")
+
+
+# -- #11 obs. 8: a corrupt cached text or PDF is no dead end --------------------------------------------
+
+
+def test_a_corrupt_cached_text_is_extracted_again_and_regen_names_the_repair(
+    project: Project, cli: RunCli, fake: FakeArxiv
+) -> None:
+    configure(project, fake, "2501.00001\n")
+    assert cli("fetch", "ICML2026").code == 0
+    settings = project.settings()
+    record = project.store().load("ICML2026", "2501.00001")
+    text_file = settings.cache_dir / str(record.fetch.text_path)
+    text_file.write_text('{"title": "trunc', encoding="utf-8")  # a crash or a full disk left half a file
+
+    regen = cli("regen", "ICML2026/2501.00001")
+    assert regen.code == 2 and "summarizer fetch ICML2026" in regen.err
+
+    fake.reset_log()
+    again = cli("fetch", "ICML2026")
+    assert again.code == 0, again.err
+    assert "1 fetched, 0 cached" in again.err
+    assert fake.requests == []  # the cached PDF was read again: nothing downloaded
+    assert PaperText.from_json(text_file.read_text("utf-8")).introduction
+
+
+def test_a_corrupt_cached_pdf_is_downloaded_again(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
+    configure(project, fake, "2501.00001\n")
+    assert cli("fetch", "ICML2026").code == 0
+    settings = project.settings()
+    record = project.store().load("ICML2026", "2501.00001")
+    (settings.cache_dir / str(record.fetch.text_path)).unlink()
+    (settings.cache_dir / "pdf" / f"{record.fetch.pdf_sha256}.pdf").write_bytes(corrupt_pdf())
+
+    fake.reset_log()
+    again = cli("fetch", "ICML2026")
+    assert again.code == 0, again.err
+    assert set(fake.pdf_requests()) == {"2501.00001"}
+    assert project.store().load("ICML2026", "2501.00001").fetch.text_path
+
+
+# -- #11 obs. 11: every paper can be fetched, source or not ----------------------------------------------
+
+
+def test_a_sourceless_venue_fetches_the_records_that_have_an_id_or_url(
+    project: Project, cli: RunCli, fake: FakeArxiv
+) -> None:
+    configure(project, fake, "")  # ICLR2026 keeps no source: its records came by `import`
+    store = project.store()
+    store.save(
+        Record(venue="ICLR2026", id="custom-id", title="Diffusion Models Need Fewer Steps", arxiv_id="2501.00002")
+    )
+    store.save(Record(venue="ICLR2026", id="only-abstract", title="Abstract Only", abstract="We did a thing."))
+    store.save(Record(venue="ICLR2026", id="nothing", title="Nothing At All"))
+
+    result = cli("fetch", "ICLR2026")
+    assert result.code == 0, result.err
+    assert "1 fetched" in result.err and "1 abstract only" in result.err
+    fetched = project.store().load("ICLR2026", "custom-id")
+    assert fetched.fetch.text_path and fetched.abstract == "We cut diffusion sampling steps in half."
+    assert fetched.source_type is None and fetched.source_entry is None  # a source-less record keeps what it had
+    only = project.store().load("ICLR2026", "only-abstract")
+    assert only.fetch.abstract_only
+
+    sections = paper_sections(project.settings(), only)
+    assert any("We did a thing." in text for _name, text in sections)
+    assert [r.id for r in project.store().records("ICLR2026")] == ["custom-id", "nothing", "only-abstract"]
+
+
+def test_text_from_arxiv_is_cleaned_before_it_enters_a_record(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
+    fake.add(FakePaper("2501.00007", "Evil\x1b]0;title\x07 Title\u202e", "Line one\x1b[2J\nline two", authors=["A\tB"]))
+    configure(project, fake, "2501.00007\n")
+    assert cli("fetch", "ICML2026").code == 0
+    record = project.store().load("ICML2026", "2501.00007")
+    for text in (record.title, record.abstract or "", *record.authors):
+        assert not has_unsafe_characters(text) and "\t" not in text

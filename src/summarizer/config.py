@@ -75,6 +75,17 @@ class ArxivSettings(_Section):
     timeout_s: float = Field(60, gt=0)
 
 
+class OpenReviewSettings(_Section):
+    api_url: str = "https://api2.openreview.net"
+    username_env: str = "OPENREVIEW_USERNAME"  # the account is read from these variables, never from a file
+    password_env: str = "OPENREVIEW_PASSWORD"
+
+
+class HttpSettings(_Section):
+    contact: str = ""  # an e-mail address for the User-Agent, so a host can reach you instead of blocking you
+    min_interval_s: float = Field(1.0, ge=0)  # at most one request per host this often (listings, pages, PDFs)
+
+
 class HotTopics(_Section):
     top_k: int = Field(3, ge=0)
     min_count: int = Field(2, ge=1)
@@ -91,18 +102,41 @@ class PathSettings(_Section):
     prompts: Path | None = None
 
 
+SourceType = Literal["list", "arxiv_query", "openreview", "virtual_site", "acl_anthology", "cvf", "pmlr"]
+# What each source type needs (the rest of its keys are optional).
+_SOURCE_NEEDS: dict[str, tuple[str, str]] = {
+    "list": ("path", "a 'list' source needs 'path'"),
+    "arxiv_query": ("query", "an 'arxiv_query' source needs 'query'"),
+    "openreview": ("venue_id", "an 'openreview' source needs 'venue_id' (e.g. ICLR.cc/2026/Conference)"),
+    "virtual_site": ("url", "a 'virtual_site' source needs 'url' (…/static/virtual/data/iclr-2026-orals-posters.json)"),
+    "acl_anthology": ("volumes", "an 'acl_anthology' source needs 'volumes' (e.g. [2026.acl-long])"),
+    "cvf": ("conference", "a 'cvf' source needs 'conference' (e.g. CVPR2026)"),
+    "pmlr": ("volume", "a 'pmlr' source needs 'volume' (e.g. 267) or 'url'"),
+}
+
+
 class Source(_Section):
-    type: Literal["list", "arxiv_query"]
-    path: Path | None = None
-    query: str | None = None
+    type: SourceType
+    path: Path | None = None  # list
+    query: str | None = None  # arxiv_query
     max_results: int = Field(2000, ge=1, le=30000)
+    include_unconfirmed: bool = False  # arxiv_query: keep "under review" / "submitted to" results too
+    venue_id: str | None = None  # openreview
+    url: str | None = None  # virtual_site; pmlr (a citeproc.yaml); cvf (listing base, default openaccess)
+    volumes: list[str] = Field(default_factory=list)  # acl_anthology
+    data_dir: Path | None = None  # acl_anthology (default: the package's own clone of the Anthology data)
+    conference: str | None = None  # cvf
+    volume: int | None = Field(None, ge=1)  # pmlr
+    abstracts: bool = True  # cvf: read each paper page for its abstract (one request per paper)
+    match_arxiv: bool = False  # find each paper's arXiv version (verified close title match)
 
     @model_validator(mode="after")
     def _needs_its_argument(self) -> Source:
-        if self.type == "list" and self.path is None:
-            raise ValueError("a 'list' source needs 'path'")
-        if self.type == "arxiv_query" and not self.query:
-            raise ValueError("an 'arxiv_query' source needs 'query'")
+        key, message = _SOURCE_NEEDS[self.type]
+        if self.type == "pmlr" and self.url:
+            return self
+        if not getattr(self, key):
+            raise ValueError(message)
         return self
 
 
@@ -152,6 +186,8 @@ class TagSettings(_Section):
 class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
+    openreview: OpenReviewSettings = Field(default_factory=OpenReviewSettings)
+    http: HttpSettings = Field(default_factory=HttpSettings)
     site: SiteSettings = Field(default_factory=SiteSettings)
     paths: PathSettings = Field(default_factory=PathSettings)
     venues: list[Venue]
@@ -290,4 +326,6 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
         if venue.source and venue.source.path is not None:
             # Checked when the venue is fetched: one missing list must not stop work on the others.
             venue.source.path = _resolve(base, venue.source.path)
+        if venue.source and venue.source.data_dir is not None:
+            venue.source.data_dir = _resolve(base, venue.source.data_dir)
     return settings

@@ -72,6 +72,9 @@ class PendingLine(BaseModel):
     field: str
 
 
+SOURCE_KEYS = ("source_type", "source_id", "tier")  # exported when the record came from a venue source
+
+
 class ImportLine(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -88,6 +91,10 @@ class ImportLine(BaseModel):
     abstract: str | None = None
     note: str | None = None
     pending: PendingLine | None = None
+    # Where the paper came from (export writes them; import accepts and ignores them: the source says).
+    source_type: str | None = None
+    source_id: str | None = None
+    tier: str | None = None
 
     @field_validator("title")
     @classmethod
@@ -527,6 +534,8 @@ def export_line(record: Record) -> dict[str, object] | None:
     pending = record.current if record.has_pending_draft else None
     if pending is not None:
         line["pending"] = {"summary": pending.summary, "tags": pending.tags, "field": pending.field}
+    if record.source_type:
+        line.update({key: getattr(record, key) for key in SOURCE_KEYS})
     return line
 
 

@@ -127,6 +127,9 @@ def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> N
     out.print(_text(f"{venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
     if record.authors:
         out.print(_text(", ".join(record.authors), style="dim"))
+    if record.source_type:  # where the paper came from (the venue's source)
+        tier = f" · {record.tier}" if record.tier else ""
+        out.print(_text(f"source: {record.source_type} {record.source_id or ''}{tier}", style="dim"))
     current = record.current
     side = Table(show_header=True, expand=True)
     side.add_column("abstract", ratio=1)

@@ -95,6 +95,11 @@ class Record(_Model):
     categories: list[str] = Field(default_factory=list)
     comment: str | None = None
     source_entry: str | None = None  # the venue-list line this paper came from
+    source_type: str | None = None  # the venue's source that listed it: openreview, acl_anthology, list …
+    source_id: str | None = None  # the paper's id at that source (OpenReview note id, Anthology id …)
+    tier: str | None = None  # oral, spotlight, poster, findings, long … when the source says
+    venue_label: str | None = None  # the source's own words for the decision ("ICLR 2026 Oral")
+    source_missing_since: str | None = None  # the paper left the source's list then (kept, never deleted)
     fetch: FetchState = Field(default_factory=FetchState)
     failures: dict[Stage, Failure] = Field(default_factory=dict)
     versions: list[Version] = Field(default_factory=list)

@@ -299,10 +299,11 @@ def paper_sections(settings: Settings, record: Record) -> list[tuple[str, str]]:
         text = load_paper_text(settings, record)
         if text is None:
             raise NoInput(
-                f"the extracted text {record.fetch.text_path} is missing from {settings.cache_dir}: run fetch again"
+                f"the extracted text {record.fetch.text_path} is missing or unreadable in {settings.cache_dir}: "
+                f"`summarizer fetch {record.venue}` fetches it again"
             )
-    elif not (record.fetch.abstract_only and (record.abstract or "").strip()):
-        raise NoInput("not fetched yet: run fetch first")
+    elif not ((record.fetch.abstract_only or not (record.arxiv_id or record.fetch.pdf_url)) and record.abstract):
+        raise NoInput(f"not fetched yet: run `summarizer fetch {record.venue}` first")
     sections = model_input(record, text, settings.llm.input_token_budget)
     if not sections:
         raise NoInput("no text and no abstract to summarise")

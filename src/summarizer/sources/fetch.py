@@ -1,0 +1,427 @@
+"""The fetch pipeline: gather entries from the source → resolve metadata → fetch PDFs → extract.
+
+Every paper gets a record, saved as soon as the paper is done; a failure is a reason in the
+record and in the report, never a crash.  A paper that already has its metadata and readable
+text is skipped without any request; a cached text or PDF that does not parse is fetched again.
+A paper that disappears from its source's list is reported and kept, never deleted.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
+
+import arxiv
+
+from .. import console
+from ..config import Settings
+from ..console import StageReport
+from ..errors import FetchError
+from ..extract import PaperText, extract_pdf, text_cache_path
+from ..fsutil import atomic_write_text
+from ..ids import normalize_title, paper_id
+from ..store import Record, Store, now_iso
+from ..textsafe import clean_line, clean_text
+from .arxiv_api import APIFailure, ArxivAPI
+from .base import Entry, SourceContext
+from .gather import gather
+from .net import PoliteHTTP, pdf_path
+
+SHORT_TITLE_WORDS = 5  # below this many words a title match also needs the first author
+
+
+def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int | None = None) -> StageReport:
+    """Fetch every paper of the venue's source: metadata, PDF, sections; one record each."""
+    venue = settings.venue(venue_id)
+    ctx = SourceContext(settings, PoliteHTTP(settings), ArxivAPI(settings.arxiv))
+    records = store.records(venue_id)
+    gathered = gather(ctx, venue, records, limit)  # raises before any record changes
+    source_type = venue.source.type if venue.source else None
+    with console.progress(f"fetch {venue_id}", total=len(gathered.entries)) as bar:
+        run = _Run(settings, store, venue_id, bar, records, source_type)
+        for key, n in gathered.counts.items():
+            run.report.count(key, n)
+        need_pdf = resolve(run, ctx, gathered.entries, match_arxiv=bool(venue.source and venue.source.match_arxiv))
+        fetch_pdfs(ctx, run, need_pdf)
+        if venue.source is None:
+            mark_abstract_only(run)
+        if source_type and gathered.complete:
+            gathered.notes.extend(mark_missing(run, source_type, gathered.entries))
+    for note in gathered.notes:
+        console.warn(f"{venue_id}: {note}")
+    return run.report
+
+
+# -- state of one run ---------------------------------------------------------------------
+
+
+def text_readable(settings: Settings, text_path: str | None) -> bool:
+    """The cached sections exist and parse (a truncated or garbled file is fetched again)."""
+    if not text_path:
+        return False
+    try:
+        PaperText.from_json((settings.cache_dir / text_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError, TypeError):
+        return False
+    return True
+
+
+def _done(settings: Settings, record: Record) -> bool:
+    """Metadata and readable text already here: nothing to request."""
+    has_meta = bool(record.title) and (bool(record.abstract) or not record.arxiv_id)
+    has_text = not record.fetch.abstract_only and text_readable(settings, record.fetch.text_path)
+    return has_meta and "fetch" not in record.failures and has_text
+
+
+class _Run:
+    def __init__(
+        self,
+        settings: Settings,
+        store: Store,
+        venue: str,
+        bar: console.ProgressBar,
+        records: list[Record],
+        source_type: str | None,
+    ):
+        self.settings = settings
+        self.store = store
+        self.venue = venue
+        self.bar = bar
+        self.source_type = source_type
+        self.report = StageReport("fetch", venue, counts={"fetched": 0, "cached": 0, "failed": 0})
+        self.records = {r.id: r for r in records}
+        self.by_entry = {r.source_entry: r for r in records if r.source_entry}
+        self.taken: dict[str, str] = {}  # paper id → the entry line that claimed it in this run
+
+    def record(self, pid: str, entry: Entry, title: str | None = None) -> Record:
+        record = self.records.get(pid)
+        if record is None:
+            record = Record(venue=self.venue, id=pid, title=clean_line(title or entry.title or entry.line)[:500])
+            self.records[pid] = record
+        if self.source_type is not None:  # a source-less venue's records keep what they had
+            record.source_entry = entry.line
+            record.source_type = entry.source_type or self.source_type
+            record.source_id = entry.source_id or entry.arxiv_id or entry.line
+            record.source_missing_since = None
+        return record
+
+    def claim(self, pid: str, entry: Entry) -> bool:
+        """False (with a warning) when another line of the list already named this paper."""
+        first = self.taken.get(pid)
+        if first is not None and first != entry.line:
+            console.warn(f"{self.venue}: {entry.line!r} is the same paper as {first!r} ({pid}); listed once")
+            self.bar.advance()
+            return False
+        self.taken[pid] = entry.line
+        return True
+
+    def forget_unresolved(self, entry: Entry, pid: str) -> None:
+        """A title that failed to resolve in an earlier run left a record under its slug: drop it."""
+        stale = self.records.get(entry.provisional_id())
+        if stale is not None and stale.id != pid and not stale.versions:
+            self.store.delete(self.venue, stale.id)
+            del self.records[stale.id]
+
+    def fail(self, record: Record, reason: str) -> None:
+        if record.abstract:
+            record.fetch.abstract_only = True
+            reason += "; the abstract will be summarised instead"
+        if record.fetch.text_path and not text_readable(self.settings, record.fetch.text_path):
+            record.fetch.text_path = None
+        record.fail("fetch", reason)
+        self.store.save(record)
+        self.report.fail(record.id, reason)
+        self.report.count("failed")
+        self.bar.advance(record.id)
+
+    def cached(self, record: Record) -> None:
+        self.store.save(record)  # a source's metadata may have changed (a tier, a fixed title): no-op otherwise
+        self.report.count("cached")
+        self.bar.advance(record.id)
+
+    def extracted(self, record: Record, sha: str) -> str | None:
+        """Text for the PDF ``sha`` (extracted now, or already in the text cache) → the record.
+
+        When the PDF does not parse: why; the file is removed, so it is downloaded again.
+        """
+        cache = self.settings.cache_dir
+        text_path = text_cache_path(cache, sha)
+        relative = text_path.relative_to(cache).as_posix()
+        if not text_readable(self.settings, relative):
+            try:
+                text = extract_pdf(pdf_path(cache, sha))
+            except FetchError as exc:
+                pdf_path(cache, sha).unlink(missing_ok=True)
+                record.fetch.pdf_sha256 = None
+                return exc.reason
+            text.title = clean_line(text.title or record.title)
+            for name in ("abstract", "introduction", "conclusion", "rest"):
+                setattr(text, name, clean_text(getattr(text, name)))
+            atomic_write_text(text_path, text.to_json())
+        record.fetch.pdf_sha256 = sha
+        record.fetch.text_path = relative
+        record.fetch.abstract_only = False
+        record.fetch.fetched_at = now_iso()
+        record.clear_failure("fetch")
+        self.store.save(record)
+        self.report.count("fetched")
+        self.bar.advance(record.id)
+        return None
+
+
+# -- resolve metadata ---------------------------------------------------------------------
+
+
+def apply_arxiv(record: Record, result: arxiv.Result, entry: Entry) -> None:
+    """arXiv's metadata → the record (cleaned: controls out, one-line fields on one line)."""
+    record.title = clean_line(result.title)[:500] or record.title
+    record.authors = [clean_line(a.name)[:500] for a in result.authors][:500]
+    record.abstract = clean_line(result.summary) or None
+    record.categories = list(result.categories)
+    record.comment = clean_line(result.comment or "") or None
+    record.arxiv_id = result.get_short_id()
+    if entry.url and not record.url:
+        record.url = entry.url
+    record.fetch.pdf_url = entry.pdf_url or result.pdf_url or f"https://arxiv.org/pdf/{record.arxiv_id}"
+
+
+def apply_native(record: Record, entry: Entry) -> None:
+    """The source's own metadata → the record; what the source lacks keeps what arXiv gave."""
+    record.title = entry.title or record.title
+    record.authors = entry.authors or record.authors
+    record.abstract = entry.abstract or record.abstract
+    record.url = entry.url or record.url
+    record.fetch.pdf_url = entry.pdf_url or record.fetch.pdf_url
+    record.tier = entry.tier
+    record.venue_label = entry.venue_label
+    if entry.arxiv_id:
+        record.arxiv_id = entry.arxiv_id
+
+
+def resolve(run: _Run, ctx: SourceContext, entries: list[Entry], *, match_arxiv: bool) -> list[Record]:
+    """Every entry → a record with its metadata; the records whose PDF is still to fetch."""
+    need_ids: dict[str, list[Entry]] = {}
+    need_titles: list[Entry] = []
+    need_pdf: list[Record] = []
+    for entry in entries:
+        if entry.native:
+            record = _native(run, ctx, entry, match_arxiv)
+            if record is not None:
+                need_pdf.append(record)
+        else:
+            _triage(run, entry, need_ids, need_titles, need_pdf)
+    if need_ids:
+        need_pdf.extend(_by_ids(run, ctx.api, need_ids))
+    for entry in need_titles:
+        record = _by_title(run, ctx.api, entry)
+        if record is not None:
+            need_pdf.append(record)
+    return need_pdf
+
+
+def _native(run: _Run, ctx: SourceContext, entry: Entry, match_arxiv: bool) -> Record | None:
+    api, http = ctx.api, ctx.http
+    known = run.by_entry.get(entry.line)
+    pid = known.id if known is not None else entry.provisional_id()
+    if not run.claim(pid, entry):
+        return None
+    record = run.record(pid, entry)
+    apply_native(record, entry)
+    if _done(run.settings, record):
+        run.cached(record)
+        return None
+    if not record.abstract and entry.abstract_from is not None:
+        run.bar.note("abstracts")
+        try:
+            record.abstract = clean_line(entry.abstract_from(http) or "")[:20_000] or None
+        except FetchError as exc:
+            console.warn(f"{run.venue}/{record.id}: abstract page skipped ({exc.reason})")
+    if match_arxiv and not record.arxiv_id:
+        run.bar.note("arXiv title match")
+        _match_arxiv(api, record, entry)
+    if not record.fetch.pdf_url and record.arxiv_id:
+        record.fetch.pdf_url = f"https://arxiv.org/pdf/{record.arxiv_id}"
+    return record
+
+
+def _match_arxiv(api: ArxivAPI, record: Record, entry: Entry) -> None:
+    """A verified close title match (and the first author for short titles) fills what the source lacks."""
+    try:
+        result = api.by_title(record.title)
+    except APIFailure as exc:
+        console.warn(f"{record.venue}/{record.id}: arXiv match skipped ({exc})")
+        return
+    if result is None:
+        return
+    if len(normalize_title(record.title).split()) < SHORT_TITLE_WORDS and not _same_first_author(record, result):
+        return  # a short title alone is too weak: a doubtful match is no match
+    record.arxiv_id = result.get_short_id()
+    record.abstract = record.abstract or clean_line(result.summary) or None
+    record.authors = record.authors or [clean_line(a.name) for a in result.authors]
+    record.categories = list(result.categories)
+    record.comment = clean_line(result.comment or "") or None
+
+
+def _same_first_author(record: Record, result: arxiv.Result) -> bool:
+    if not record.authors or not result.authors:
+        return False
+    ours = normalize_title(record.authors[0]).split()
+    theirs = normalize_title(result.authors[0].name).split()
+    return bool(ours and theirs and ours[-1] == theirs[-1])
+
+
+def _triage(
+    run: _Run, entry: Entry, need_ids: dict[str, list[Entry]], need_titles: list[Entry], need_pdf: list[Record]
+) -> None:
+    """A list or arXiv-query entry: cached, known, to ask arXiv by id or title, or a PDF of its own."""
+    if entry.problem:
+        pid = entry.provisional_id()
+        if run.claim(pid, entry):
+            run.fail(run.record(pid, entry, title=entry.title or entry.line[:200]), entry.problem)
+        return
+    known = run.by_entry.get(entry.line)
+    pid = entry.provisional_id() if entry.arxiv_id or known is None else known.id
+    record = run.records.get(pid)
+    if record is not None and _done(run.settings, record):
+        if run.claim(pid, entry):
+            run.cached(run.record(pid, entry))
+    elif entry.meta is not None:
+        if run.claim(pid, entry):
+            record = run.record(pid, entry)
+            apply_arxiv(record, entry.meta, entry)
+            need_pdf.append(record)
+    elif record is not None and record.arxiv_id and record.abstract and record.fetch.pdf_url:
+        if run.claim(pid, entry):  # metadata from an earlier run: only the PDF is missing
+            need_pdf.append(run.record(pid, entry))
+    elif entry.arxiv_id:
+        need_ids.setdefault(entry.arxiv_id, []).append(entry)
+    elif entry.pdf_url:
+        if run.claim(pid, entry):  # not on arXiv: the list gives the PDF
+            record = run.record(pid, entry)
+            record.title = clean_line(entry.title or record.title)[:500]
+            record.url = entry.url or record.url
+            record.fetch.pdf_url = entry.pdf_url
+            need_pdf.append(record)
+    else:
+        need_titles.append(entry)
+
+
+def _by_ids(run: _Run, api: ArxivAPI, need_ids: dict[str, list[Entry]]) -> list[Record]:
+    run.bar.note("arXiv metadata")
+    found, failed = api.by_ids(list(need_ids))
+    out: list[Record] = []
+    for wanted, group in need_ids.items():
+        for entry in group:
+            pid = entry.provisional_id()
+            if not run.claim(pid, entry):
+                continue
+            record = run.record(pid, entry)
+            if wanted in found:
+                apply_arxiv(record, found[wanted], entry)
+                out.append(record)
+            else:
+                run.fail(record, failed.get(wanted, "not found on arXiv"))
+    return out
+
+
+def _by_title(run: _Run, api: ArxivAPI, entry: Entry) -> Record | None:
+    assert entry.title is not None
+    run.bar.note("arXiv title search")
+    try:
+        result = api.by_title(entry.title)
+    except APIFailure as exc:
+        _fail_entry(run, entry, f"title search failed: {exc}")
+        return None
+    if result is None:
+        _fail_entry(run, entry, "no arXiv match for title")
+        return None
+    pid = paper_id(arxiv_id=result.get_short_id())
+    if not run.claim(pid, entry):
+        return None
+    run.forget_unresolved(entry, pid)
+    record = run.record(pid, entry)
+    if _done(run.settings, record):
+        run.cached(record)
+        return None
+    apply_arxiv(record, result, entry)
+    return record
+
+
+def _fail_entry(run: _Run, entry: Entry, reason: str) -> None:
+    pid = entry.provisional_id()
+    if run.claim(pid, entry):
+        run.fail(run.record(pid, entry), reason)
+
+
+# -- PDFs and text ------------------------------------------------------------------------
+
+
+def fetch_pdfs(ctx: SourceContext, run: _Run, records: list[Record]) -> None:
+    """Download what is missing (threads, at most pdf_concurrency), extract text here, one paper at a time."""
+    cache = ctx.settings.cache_dir
+    to_download: list[Record] = []
+    for record in records:
+        sha = record.fetch.pdf_sha256
+        if sha and pdf_path(cache, sha).is_file() and run.extracted(record, sha) is None:
+            continue  # a cached PDF that does not parse is downloaded again below
+        if not record.fetch.pdf_url:
+            run.fail(record, "no PDF link known for this paper")
+        else:
+            to_download.append(record)
+    if to_download:
+        _download_all(ctx.http, run, to_download, ctx.settings.arxiv.pdf_concurrency)
+
+
+def _download_all(http: PoliteHTTP, run: _Run, records: list[Record], workers: int) -> None:
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pdf")
+    try:
+        futures: dict[Future[str], Record] = {}
+        for record in records:
+            assert record.fetch.pdf_url is not None
+            futures[pool.submit(http.download_pdf, record.fetch.pdf_url)] = record
+        run.bar.note("PDFs")
+        for future in as_completed(futures):
+            record = futures[future]
+            try:
+                sha = future.result()
+            except FetchError as exc:
+                run.fail(record, exc.reason)
+                continue
+            except Exception as exc:  # a bug or an odd server: this paper fails, the run goes on
+                run.fail(record, f"PDF download failed: {type(exc).__name__}: {exc}")
+                continue
+            problem = run.extracted(record, sha)
+            if problem is not None:
+                run.fail(record, problem)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+# -- papers that left the list ------------------------------------------------------------
+
+
+def mark_missing(run: _Run, source_type: str, entries: list[Entry]) -> list[str]:
+    """Records of this source no longer on its list: flagged (``source_missing_since``), kept, reported."""
+    listed = {e.line for e in entries}
+    gone: list[str] = []
+    for record in run.records.values():
+        if record.source_type != source_type or not record.source_entry or record.source_entry in listed:
+            continue
+        if record.source_missing_since is None:
+            record.source_missing_since = now_iso()
+            run.store.save(record)
+        gone.append(record.id)
+    if not gone:
+        return []
+    shown = ", ".join(sorted(gone)[:5]) + (" …" if len(gone) > 5 else "")
+    return [f"{len(gone)} paper(s) no longer on the source's list, kept (not deleted): {shown}"]
+
+
+def mark_abstract_only(run: _Run) -> None:
+    """A source-less paper with an abstract and nothing to download is summarised from its abstract."""
+    for record in run.records.values():
+        if record.arxiv_id or record.fetch.pdf_url or record.fetch.text_path or not (record.abstract or "").strip():
+            continue
+        record.fetch.abstract_only = True
+        run.store.save(record)

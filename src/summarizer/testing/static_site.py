@@ -1,0 +1,90 @@
+"""A loopback web host for the sources that are plain files and pages (CVF listings, PMLR
+``citeproc.yaml``, virtual-site JSON, PDFs on any host).
+
+    with StaticSite({"/CVPR2026": (html, "text/html")}) as site:
+        site.url + "/CVPR2026?day=all"
+
+Paths are matched without the query string; unknown paths answer 404.  ``fail(path, 503, times=1)``
+makes the next requests for a path fail.  Every request is logged (``requests``: path and query;
+``agents``: the User-Agent each one sent).  Binds to 127.0.0.1 only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlsplit
+
+
+class StaticSite:
+    def __init__(self, pages: dict[str, tuple[bytes | str, str]] | None = None):
+        self.pages: dict[str, tuple[bytes, str]] = {}
+        self.requests: list[str] = []
+        self.times: list[float] = []
+        self.agents: list[str] = []
+        self._faults: dict[str, list[int]] = {}
+        self._lock = threading.Lock()
+        self._server: ThreadingHTTPServer | None = None
+        for path, (body, content_type) in (pages or {}).items():
+            self.put(path, body, content_type)
+
+    def put(self, path: str, body: bytes | str, content_type: str) -> None:
+        self.pages[path] = (body.encode("utf-8") if isinstance(body, str) else body, content_type)
+
+    def fail(self, path: str, status: int = 503, *, times: int = 1) -> None:
+        self._faults.setdefault(path, []).extend([status] * times)
+
+    def hits(self, path: str) -> int:
+        return sum(1 for r in self.requests if urlsplit(r).path == path)
+
+    def __enter__(self) -> StaticSite:
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
+            def do_GET(self) -> None:
+                status, body, content_type = site._answer(self.path, self.headers.get("User-Agent", ""))
+                self.send_response(status)
+                self.send_header("Content-Type", content_type)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self.wfile.write(body)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def _answer(self, raw: str, agent: str) -> tuple[int, bytes, str]:
+        import time
+
+        path = urlsplit(raw).path
+        with self._lock:
+            self.requests.append(raw)
+            self.times.append(time.monotonic())
+            self.agents.append(agent)
+            faults = self._faults.get(path)
+            if faults:
+                return faults.pop(0), b"Service Unavailable", "text/plain"
+        if path not in self.pages:
+            return 404, b"Not Found", "text/plain"
+        body, content_type = self.pages[path]
+        return 200, body, content_type
