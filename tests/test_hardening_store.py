@@ -141,7 +141,7 @@ def test_a_truncated_record_blocks_only_itself(cli: RunCli, imported: Project) -
 
     built = cli("build")
     assert built.code == 1
-    assert "Paper 1" in (imported.root / "outputs" / "site" / "docs" / VENUE / "llm_pretraining.md").read_text("utf-8")
+    assert "Paper 1" in (imported.root / "outputs" / "site" / "docs" / VENUE / "llm_pretraining" / "index.md").read_text("utf-8")
 
     table = cli("status")
     assert table.code == 1 and "corrupt" in table.out and "2601.00002.json" in table.out

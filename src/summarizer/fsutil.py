@@ -8,6 +8,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from .errors import FileSystemError
+
 
 def _current_umask() -> int:
     mask = os.umask(0)
@@ -24,8 +26,25 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
     The file gets the mode an ordinary ``open()`` would give it (0666 less the
     umask), or keeps the mode of the file it replaces: mkstemp's 0600 would
-    hide records and pages from other editors and the web server.
+    hide records and pages from other editors and the web server.  Any OS
+    error (read-only, full, a file where a folder should be) is a
+    ``FileSystemError`` naming ``path``, with the old file left as it was.
     """
+    try:
+        _atomic_write(path, data)
+    except OSError as exc:
+        raise FileSystemError(_failed_path(path, exc), exc) from None
+
+
+def _failed_path(path: Path, error: OSError) -> Path:
+    # The folder in the way (mkdir's own error names it), else the file being written, not the temp file.
+    named = Path(error.filename) if isinstance(error.filename, str) else None
+    if named is not None and named != path and not named.name.endswith(".tmp") and named in path.parents:
+        return named
+    return path
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o7777
@@ -57,6 +76,8 @@ def write_if_changed(path: Path, data: bytes) -> bool:
             return False
     except FileNotFoundError:
         pass
+    except OSError as exc:
+        raise FileSystemError(path, exc) from None
     atomic_write_bytes(path, data)
     return True
 
