@@ -141,7 +141,9 @@ def test_a_truncated_record_blocks_only_itself(cli: RunCli, imported: Project) -
 
     built = cli("build")
     assert built.code == 1
-    assert "Paper 1" in (imported.root / "outputs" / "site" / "docs" / VENUE / "llm_pretraining" / "index.md").read_text("utf-8")
+    assert "Paper 1" in (
+        imported.root / "outputs" / "site" / "docs" / VENUE / "llm_pretraining" / "index.md"
+    ).read_text("utf-8")
 
     table = cli("status")
     assert table.code == 1 and "corrupt" in table.out and "2601.00002.json" in table.out
@@ -152,7 +154,9 @@ def test_a_truncated_record_blocks_only_itself(cli: RunCli, imported: Project) -
     assert broken.read_bytes() == corrupt_bytes  # never overwritten
 
 
-def test_a_corrupt_record_is_skipped_by_summarize(cli: RunCli, imported: Project, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_corrupt_record_is_skipped_by_summarize(
+    cli: RunCli, imported: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with FakeOpenAI() as server:
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
         imported.write_config(llm={"base_url": server.base_url, "max_attempts": 1, "timeout_s": 5})
@@ -441,3 +445,36 @@ def test_without_a_terminal_long_stages_print_progress_lines(
 
     assert result.code == 0, result.err
     assert f"summarize {VENUE}: 1/3" in result.err and f"summarize {VENUE}: 3/3" in result.err
+
+
+def test_fetch_into_a_cache_that_is_a_file_is_one_line(
+    cli: RunCli, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from summarizer import sources
+    from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
+
+    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
+    cache = project.root / "cache"
+    cache.write_text("not a folder", "utf-8")
+    (project.root / "papers.txt").write_text("2501.00001\n", "utf-8")
+    with FakeArxiv([FakePaper("2501.00001", "Sparse Attention", "We make attention sparse.")]) as fake:
+        venues = [dict(v) for v in project.config["venues"]]
+        venues[0]["source"] = {"type": "list", "path": "papers.txt"}
+        project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": fake.api_url, "timeout_s": 5})
+        result = cli("fetch", VENUE)
+    assert result.code == 1
+    assert str(cache) in one_error_line(result.err)
+
+
+def test_regen_into_a_read_only_outputs_folder_is_one_line(
+    cli: RunCli, project: Project, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(project, server)
+    abstract_only_venue(project, 1)
+    before = snapshot(project)
+    read_only(monkeypatch)
+    result = cli("regen", f"{VENUE}/2601.00000", "--feedback", "突出方法")
+    assert result.code == 1
+    assert "Read-only file system" in one_error_line(result.err)
+    monkeypatch.undo()
+    assert snapshot(project) == before

@@ -74,7 +74,7 @@ def test_crash_between_write_and_rename_keeps_old_file(tmp_path: Path, monkeypat
         raise OSError("power cut")
 
     monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(FileSystemError, match="2501.00001.json: power cut"):
+    with pytest.raises(FileSystemError, match=r"2501\.00001\.json: power cut"):
         store.save(record)
     monkeypatch.undo()
     assert path.read_bytes() == before

@@ -19,9 +19,8 @@ import click
 
 from . import console
 from .config import Settings, load_settings
-from .errors import FileSystemError, SummarizerError, UsageError
+from .errors import FileSystemError, SummarizerError, UsageError, clip
 from .store import Store
-from .textsafe import terminal_safe
 
 
 class Context:
@@ -406,7 +405,7 @@ def _run(argv: list[str] | None, context: Context) -> int:
         if debug:
             traceback.print_exc()
         error = FileSystemError.from_os_error(exc) if isinstance(exc, OSError) else exc
-        console.err.print(f"[red]error:[/red] {console.escape(terminal_safe(str(error)))}")
+        console.err.print(f"[red]error:[/red] {console.shown(clip(str(error), console.MESSAGE_MAX))}")
         return error.exit_code
     except KeyboardInterrupt:
         if debug:

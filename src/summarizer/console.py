@@ -26,6 +26,7 @@ from .textsafe import terminal_safe
 PIPE_WIDTH = 160
 # More failures than this with one reason print as one line: a count, the first few ids, where to see all.
 GROUP_OVER = 20
+MESSAGE_MAX = 1000  # a message quoting a 5 MB title must not flood the terminal
 GROUP_SHOWN = 3
 # Without a terminal (a log, CI, nohup) a long stage says where it is at least this often.
 PLAIN_PROGRESS_EVERY_S = 10.0
@@ -107,11 +108,11 @@ def failure_lines(report: StageReport) -> list[str]:
 
 
 def info(message: str) -> None:
-    err.print(shown(message))
+    err.print(shown(clip(message, MESSAGE_MAX)))
 
 
 def warn(message: str) -> None:
-    err.print(f"[yellow]{shown(message)}[/yellow]")
+    err.print(f"[yellow]{shown(clip(message, MESSAGE_MAX))}[/yellow]")
 
 
 @contextmanager

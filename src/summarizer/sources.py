@@ -46,7 +46,7 @@ from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_expo
 from . import console
 from .config import ArxivSettings, Settings, Venue
 from .console import StageReport
-from .errors import ConfigError, FetchError, UsageError
+from .errors import ConfigError, FetchError, FileSystemError, UsageError
 from .extract import PaperText, extract_pdf, text_cache_path
 from .fsutil import atomic_write_bytes, atomic_write_text, sha256_bytes
 from .ids import is_arxiv_id, normalize_title, paper_id, parse_arxiv_id, strip_version
@@ -655,6 +655,8 @@ def _fetch_pdfs(settings: Settings, run: _Run, records: list[Record]) -> None:
             except FetchError as exc:
                 run.fail(record, exc.reason)
                 continue
+            except FileSystemError:  # cache/ cannot be written: every paper would fail alike, stop in one line
+                raise
             except Exception as exc:  # a bug or an odd server: this paper fails, the run goes on
                 run.fail(record, f"PDF download failed: {type(exc).__name__}: {exc}")
                 continue

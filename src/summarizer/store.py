@@ -270,6 +270,7 @@ class Store:
     @contextlib.contextmanager
     def lock(self, venue: str) -> Iterator[None]:
         """Hold the venue's lock; a second run on the same venue is refused, not queued."""
+        self.venue_dir(venue)  # a valid venue id: it names the lock file
         self.root.mkdir(parents=True, exist_ok=True)
         lock_path = self.root / f".{venue}.lock"
         holder_path = self.root / f".{venue}.lock.holder"
@@ -312,6 +313,6 @@ class Store:
         if (record.venue, record.id) != (path.parent.name, path.stem):
             raise RecordError(
                 f"{path}: holds {clip(record.venue)}/{clip(record.id)}, but its path makes it "
-                f"{path.parent.name}/{path.stem} (a record's path is its identity): fix \"venue\"/\"id\" in the file"
+                f'{path.parent.name}/{path.stem} (a record\'s path is its identity): fix "venue"/"id" in the file'
             )
         return record
