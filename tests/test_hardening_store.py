@@ -447,23 +447,43 @@ def test_without_a_terminal_long_stages_print_progress_lines(
     assert f"summarize {VENUE}: 1/3" in result.err and f"summarize {VENUE}: 3/3" in result.err
 
 
-def test_fetch_into_a_cache_that_is_a_file_is_one_line(
-    cli: RunCli, project: Project, monkeypatch: pytest.MonkeyPatch
-) -> None:
+@pytest.fixture
+def arxiv(project: Project, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """ICML2026 lists two papers, served by a loopback arXiv."""
     from summarizer import sources
     from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 
     monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
-    cache = project.root / "cache"
-    cache.write_text("not a folder", "utf-8")
-    (project.root / "papers.txt").write_text("2501.00001\n", "utf-8")
-    with FakeArxiv([FakePaper("2501.00001", "Sparse Attention", "We make attention sparse.")]) as fake:
+    papers = [FakePaper(f"2501.0000{n}", f"Sparse Attention {n}", "We make attention sparse.") for n in (1, 2)]
+    (project.root / "papers.txt").write_text("2501.00001\n2501.00002\n", "utf-8")
+    with FakeArxiv(papers) as fake:
         venues = [dict(v) for v in project.config["venues"]]
         venues[0]["source"] = {"type": "list", "path": "papers.txt"}
         project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": fake.api_url, "timeout_s": 5})
-        result = cli("fetch", VENUE)
+        yield
+
+
+def test_fetch_into_a_cache_that_is_a_file_is_one_line(cli: RunCli, project: Project, arxiv: None) -> None:
+    cache = project.root / "cache"
+    cache.write_text("not a folder", "utf-8")
+    result = cli("fetch", VENUE)
     assert result.code == 1
     assert str(cache) in one_error_line(result.err)
+
+
+def test_fetch_skips_a_corrupt_record_and_fetches_the_rest(cli: RunCli, project: Project, arxiv: None) -> None:
+    broken = record_path(project, "2501.00001")
+    broken.parent.mkdir(parents=True)
+    broken.write_text('{"schema_version": 1, "venue": "ICML2026", "id": "2501.00001", "tit', "utf-8")
+
+    result = cli("fetch", VENUE)
+
+    assert result.code == 1
+    assert "Traceback" not in result.err
+    assert sum("2501.00001.json" in line for line in result.err.splitlines()) == 1, result.err
+    assert broken.read_text("utf-8").endswith('"tit')  # never overwritten
+    fetched = project.store().load(VENUE, "2501.00002")
+    assert fetched.fetch.text_path
 
 
 def test_regen_into_a_read_only_outputs_folder_is_one_line(

@@ -88,7 +88,7 @@ def print_status(rows: list[dict[str, Any]]) -> None:
     out.print(table)
     for row in rows:
         for failure in row["failed"]:
-            line = f"{row['venue']}/{clip(failure['id'])} [{failure['stage']}]: {failure['reason']}"
+            line = f"{row['venue']}/{clip(failure['id'])} [{failure['stage']}]: {clip(failure['reason'], 300)}"
             out.print(terminal_safe(line), markup=False)
         for path in row.get("corrupt", []):
             out.print(terminal_safe(f"corrupt: {path} (skipped; repair it or move it away)"), markup=False)
