@@ -404,7 +404,7 @@ def _run(argv: list[str] | None, context: Context) -> int:
     except (SummarizerError, OSError) as exc:
         if debug:
             traceback.print_exc()
-        error = FileSystemError.from_os_error(exc) if isinstance(exc, OSError) else exc
+        error = _one_line(exc)
         console.err.print(f"[red]error:[/red] {console.shown(clip(str(error), console.MESSAGE_MAX))}")
         return error.exit_code
     except KeyboardInterrupt:
@@ -415,6 +415,14 @@ def _run(argv: list[str] | None, context: Context) -> int:
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0
+
+
+def _one_line(exc: SummarizerError | OSError) -> SummarizerError:
+    if not isinstance(exc, OSError):
+        return exc
+    if exc.filename is not None:
+        return FileSystemError.from_os_error(exc)
+    return SummarizerError(f"{type(exc).__name__}: {exc}")  # a network or system error with no path
 
 
 def _closed_pipe() -> int:

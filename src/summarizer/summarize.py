@@ -424,7 +424,7 @@ class _Run:
         """The paper's new version into its record, on disk (touches only this job's record: thread-safe)."""
         record = job.record
         if record.status == "rejected":
-            record.status = "draft"  # --force: the new summary goes back to review
+            record.status = "draft"  # --force: the paper goes back to review
             self.report.count("back in review (were rejected)")
         current = record.current
         if current is not None and current.same_content(draft.summary, draft.tags, draft.field):
@@ -441,8 +441,8 @@ class _Run:
             if self.report.problems:
                 return
             self.report.problems.append(
-                f"could not write the answer cache: {error}; every answer is saved in its record, "
-                f"but `--force` or a prompt change will pay for them again until {self.cache.root} is writable"
+                f"could not write the answer cache: {error}; every answer is saved in its record "
+                f"(nothing paid for is lost), but until {self.cache.root} is writable no answer is reused"
             )
 
     def count(self, draft: Draft, usage: Usage) -> None:
