@@ -210,13 +210,13 @@ def test_a_file_where_a_folder_should_be_is_one_line(cli: RunCli, imported: Proj
     site.write_text("not a folder", "utf-8")
     result = cli("build")
     assert result.code == 1
-    assert str(site) in one_error_line(result.err)
+    assert f"{site}: Not a directory (a file is where a folder should be" in one_error_line(result.err)
 
     blocker = imported.root / "blocker"
     blocker.write_text("x", "utf-8")
     result = cli("export", VENUE, "-o", str(blocker / "out.jsonl"))
     assert result.code == 1
-    assert str(blocker) in one_error_line(result.err)
+    assert f"{blocker}: " in one_error_line(result.err)
 
 
 def test_import_into_an_unwritable_records_folder_is_one_line(cli: RunCli, project: Project) -> None:
@@ -225,7 +225,7 @@ def test_import_into_an_unwritable_records_folder_is_one_line(cli: RunCli, proje
     records.write_text("not a folder", "utf-8")
     result = cli("import", str(project.write_jsonl("in.jsonl", ROWS)))
     assert result.code == 1
-    assert str(records) in one_error_line(result.err)
+    assert f"{records}: " in one_error_line(result.err)
 
 
 def test_an_unreadable_record_path_is_one_line(cli: RunCli, imported: Project) -> None:
@@ -468,7 +468,7 @@ def test_fetch_into_a_cache_that_is_a_file_is_one_line(cli: RunCli, project: Pro
     cache.write_text("not a folder", "utf-8")
     result = cli("fetch", VENUE)
     assert result.code == 1
-    assert str(cache) in one_error_line(result.err)
+    assert f"{cache}: " in one_error_line(result.err)
 
 
 def test_fetch_skips_a_corrupt_record_and_fetches_the_rest(cli: RunCli, project: Project, arxiv: None) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import tempfile
@@ -37,10 +38,11 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def _failed_path(path: Path, error: OSError) -> Path:
-    # The folder in the way (mkdir's own error names it), else the file being written, not the temp file.
-    named = Path(error.filename) if isinstance(error.filename, str) else None
-    if named is not None and named != path and not named.name.endswith(".tmp") and named in path.parents:
-        return named
+    """The path to name: the file in the way of a folder, when that is the trouble; else ``path``."""
+    if error.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            return blocker
     return path
 
 
@@ -77,7 +79,7 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     except FileNotFoundError:
         pass
     except OSError as exc:
-        raise FileSystemError(path, exc) from None
+        raise FileSystemError(_failed_path(path, exc), exc) from None
     atomic_write_bytes(path, data)
     return True
 
