@@ -329,6 +329,10 @@ def test_stored_control_characters_are_escaped_on_the_terminal(cli: RunCli, proj
         assert "\x1b" not in text and "\x07" not in text and "\u202e" not in text and "\x00" not in text
     assert "\\x1b]0;pwned" in result.out
 
+    as_json = cli("status", VENUE, "--json")
+    assert "\x1b" not in as_json.out and "\u202e" not in as_json.out and "\x07" not in as_json.out
+    assert as_json.json()["failed"][0]["reason"] == f"reason {HOSTILE}"  # escaped, not lost
+
 
 def test_model_answers_lose_control_characters_before_the_record(
     cli: RunCli, project: Project, server: FakeOpenAI
