@@ -25,6 +25,7 @@ def test_status_json_has_the_documented_shape(cli: RunCli, project: Project) -> 
         "summarized": 1,
         "by_status": {"draft": 1, "approved": 0, "rejected": 0},
         "failed": [{"id": "2601.00002", "stage": "fetch", "reason": "not a PDF (got an HTML page)"}],
+        "corrupt": [],
         "usage": {"llm_calls": 1, "prompt_tokens": 1000, "completion_tokens": 200, "cost_usd": 0.00027},
     }
     every = cli("status", "--json").json()

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from conftest import summary_text
-from summarizer.errors import LockedError, RecordError, UsageError
+from summarizer.errors import FileSystemError, LockedError, RecordError, UsageError
 from summarizer.ids import paper_id, parse_arxiv_id, slugify
 from summarizer.store import SCHEMA_VERSION, Record, Store
 
@@ -74,7 +74,7 @@ def test_crash_between_write_and_rename_keeps_old_file(tmp_path: Path, monkeypat
         raise OSError("power cut")
 
     monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(OSError, match="power cut"):
+    with pytest.raises(FileSystemError, match=r"2501\.00001\.json: power cut"):
         store.save(record)
     monkeypatch.undo()
     assert path.read_bytes() == before

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import sys
 import traceback
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ import click
 
 from . import console
 from .config import Settings, load_settings
-from .errors import SummarizerError, UsageError
+from .errors import FileSystemError, SummarizerError, UsageError, clip
 from .store import Store
 
 
@@ -29,6 +30,7 @@ class Context:
     def __init__(self, config_path: str | None):
         self.config_path = config_path
         self._settings: Settings | None = None
+        self._store: Store | None = None
 
     @property
     def settings(self) -> Settings:
@@ -38,7 +40,14 @@ class Context:
 
     @property
     def store(self) -> Store:
-        return Store(self.settings.outputs_dir)
+        """One store per command: the corrupt records it skips are reported once and set the exit code."""
+        if self._store is None:
+            self._store = Store(self.settings.outputs_dir, warn=console.warn)
+        return self._store
+
+    @property
+    def corrupt(self) -> int:
+        return len(self._store.corrupt) if self._store is not None else 0
 
     @contextlib.contextmanager
     def locked(self, venue: str) -> Iterator[Store]:
@@ -80,7 +89,20 @@ Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or con
 Set SUMMARIZER_DEBUG=1 to see tracebacks."""
 
 
+class _PipeClosed(Exception):
+    """stdout's reader went away; raised instead of BrokenPipeError, which click would turn into exit 1."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise _PipeClosed() from exc
+
+
 @click.group(
+    cls=_Group,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
     epilog=COMMAND_SURFACE,
 )
@@ -98,7 +120,10 @@ def cli(ctx: click.Context, config_path: str | None) -> None:
     Batch-generate a venue (run), regenerate one summary (regen), review
     drafts before publishing (review, build).
     """
-    ctx.obj = Context(config_path)
+    if isinstance(ctx.obj, Context):  # main() made it, to look at the store after the command
+        ctx.obj.config_path = config_path
+    else:
+        ctx.obj = Context(config_path)
 
 
 # -- pipeline ---------------------------------------------------------------
@@ -141,6 +166,7 @@ def run(c: Context, venue: str, limit: int | None) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from .pipeline import run_venue
 
+    c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
     with c.locked(venue) as store:
         ok = run_venue(c.settings, store, venue, limit=limit)
     finish(ok)
@@ -331,19 +357,27 @@ def export(c: Context, venue: str, output: Path | None) -> None:
 @pass_ctx
 def status(c: Context, venue: str | None, as_json: bool) -> None:
     """Counts by stage and review status, failures with reasons, tokens and cost."""
-    from .status import all_status, venue_status
+    from .status import all_status, store_status
 
     if venue is not None:
         c.settings.venue(venue)
-        data: Any = venue_status(venue, c.store.records(venue))
+        data: Any = store_status(c.store, venue)
     else:
         data = all_status(c.settings, c.store)
     if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(_JSON_UNSAFE.sub(_json_escape, json.dumps(data, ensure_ascii=False, indent=2)))
     else:
         from .status import print_status
 
         print_status(data if isinstance(data, list) else [data])
+
+
+# json.dumps escapes C0 controls itself; C1 and bidi overrides it leaves raw, and a terminal would obey them.
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 @cli.command()
@@ -358,9 +392,22 @@ def demo() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    context = Context(None)
+    code = _run(argv, context)
+    if context.corrupt:
+        console.warn(
+            f"{context.corrupt} corrupt record{'s' if context.corrupt > 1 else ''} skipped (named above): "
+            "everything else was done"
+        )
+        code = code or 1
+    return code
+
+
+def _run(argv: list[str] | None, context: Context) -> int:
+    """The error boundary: every error becomes one line and an exit code (SUMMARIZER_DEBUG=1: a traceback)."""
     debug = os.environ.get("SUMMARIZER_DEBUG") == "1"
     try:
-        cli.main(args=argv, prog_name="summarizer", standalone_mode=False)
+        cli.main(args=argv, prog_name="summarizer", standalone_mode=False, obj=context)
     except click.exceptions.Abort as exc:
         if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
             console.err.print("interrupted: finished papers are saved; run the same command again to resume")
@@ -372,11 +419,14 @@ def main(argv: list[str] | None = None) -> int:
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return int(exc.exit_code or 0)
-    except SummarizerError as exc:
+    except (BrokenPipeError, _PipeClosed):
+        return _closed_pipe()
+    except (SummarizerError, OSError) as exc:
         if debug:
             traceback.print_exc()
-        console.err.print(f"[red]error:[/red] {console.escape(str(exc))}")
-        return exc.exit_code
+        error = _one_line(exc)
+        console.err.print(f"[red]error:[/red] {console.shown(clip(str(error), console.MESSAGE_MAX))}")
+        return error.exit_code
     except KeyboardInterrupt:
         if debug:
             raise
@@ -384,6 +434,22 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    return 0
+
+
+def _one_line(exc: SummarizerError | OSError) -> SummarizerError:
+    if not isinstance(exc, OSError):
+        return exc
+    if exc.filename is not None:
+        return FileSystemError.from_os_error(exc)
+    return SummarizerError(f"{type(exc).__name__}: {exc}")  # a network or system error with no path
+
+
+def _closed_pipe() -> int:
+    """The reader went away (``export | head -1``): stop quietly, as cat does, with nothing more on stdout."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # the interpreter's last flush must not fail again
     return 0
 
 

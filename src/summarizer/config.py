@@ -279,6 +279,20 @@ def _describe(error: Any) -> str:
     return message
 
 
+def _every_problem(exc: ValidationError, shown: str) -> ConfigError:
+    """One ConfigError naming every problem with its key path, so one edit fixes them all."""
+    # An unknown key first: "fieldz: unknown key" explains "fields: missing".
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
+    first = errors[0]
+    key = _key_path(first["loc"]) or None
+    if len(errors) == 1:
+        return ConfigError(_describe(first), file=shown, key=key)
+    problems = "; ".join(f"{_key_path(e['loc']) or 'top level'}: {_describe(e)}" for e in errors)
+    error = ConfigError(f"{len(errors)} problems: {problems}", file=shown)
+    error.key = key
+    return error
+
+
 def _resolve(base: Path, path: Path) -> Path:
     return path if path.is_absolute() else (base / path)
 
@@ -293,6 +307,12 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
         raise ConfigError("config file not found (use --config PATH or SUMMARIZER_CONFIG)", file=shown) from None
     except OSError as exc:
         raise ConfigError(f"cannot read the config file: {exc.strerror}", file=shown) from None
+    except UnicodeDecodeError as exc:
+        line = exc.object[: exc.start].count(b"\n") + 1
+        raise ConfigError(
+            f"not UTF-8 text (byte 0x{exc.object[exc.start]:02x} on line {line}): save the file as UTF-8",
+            file=shown,
+        ) from None
     try:
         raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -307,13 +327,7 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:
-        # An unknown key first: "fieldz: unknown key" explains "fields: missing".
-        errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-        first = errors[0]
-        key = _key_path(first["loc"]) or None
-        more = len(errors) - 1
-        suffix = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-        raise ConfigError(_describe(first) + suffix, file=shown, key=key) from None
+        raise _every_problem(exc, shown) from None
 
     base = config_file.resolve().parent
     settings.config_file = config_file.resolve()

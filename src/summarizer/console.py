@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -16,10 +18,18 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
+from .errors import clip
 from .store import Usage
+from .textsafe import terminal_safe
 
 # Piped output (a file, `less`, a test) has no terminal width: give tables room instead of 80 columns.
 PIPE_WIDTH = 160
+# More failures than this with one reason print as one line: a count, the first few ids, where to see all.
+GROUP_OVER = 20
+MESSAGE_MAX = 1000  # a message quoting a 5 MB title must not flood the terminal
+GROUP_SHOWN = 3
+# Without a terminal (a log, CI, nohup) a long stage says where it is at least this often.
+PLAIN_PROGRESS_EVERY_S = 10.0
 err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
@@ -33,6 +43,7 @@ class StageReport:
     counts: dict[str, int] = field(default_factory=dict)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (paper id, reason)
     usage: Usage | None = None
+    problems: list[str] = field(default_factory=list)  # not one paper's: e.g. the answer cache could not be written
 
     def count(self, key: str, by: int = 1) -> None:
         self.counts[key] = self.counts.get(key, 0) + by
@@ -42,7 +53,7 @@ class StageReport:
 
     @property
     def ok(self) -> bool:
-        return not self.failures
+        return not self.failures and not self.problems
 
     def summary_line(self) -> str:
         if not self.counts and not self.failures:
@@ -60,29 +71,72 @@ def usage_line(usage: Usage) -> str:
     )
 
 
+def shown(text: str) -> str:
+    """Stored or outside text made safe to print: controls escaped (textsafe), rich markup inert."""
+    return escape(terminal_safe(text))
+
+
 def print_report(report: StageReport) -> None:
     style = "green" if report.ok else "yellow"
-    err.print(f"[{style}]{report.stage} {escape(report.venue)}: {escape(report.summary_line())}[/{style}]")
+    err.print(f"[{style}]{report.stage} {shown(report.venue)}: {shown(report.summary_line())}[/{style}]")
     if report.usage is not None and report.usage.llm_calls:
         err.print(f"  usage: {usage_line(report.usage)}")
+    for problem in report.problems:
+        err.print(f"[yellow]{shown(problem)}[/yellow]")
     if report.failures:
         err.print("[yellow]failures:[/yellow]")
-        for paper_id, reason in sorted(report.failures):
-            err.print(f"  {escape(paper_id)}: {escape(reason)}")
+        for line in failure_lines(report):
+            err.print(f"  {shown(line)}")
+
+
+def failure_lines(report: StageReport) -> list[str]:
+    """One line a failure; a reason shared by more than GROUP_OVER papers is one line with a count."""
+    by_reason: dict[str, list[str]] = {}
+    for paper_id, reason in sorted(report.failures):
+        by_reason.setdefault(reason, []).append(paper_id)
+    lines = []
+    for reason, ids in by_reason.items():
+        if len(ids) > GROUP_OVER:
+            first = ", ".join(clip(i) for i in ids[:GROUP_SHOWN])
+            lines.append(
+                f"{len(ids)} papers: {clip(reason, 300)} (first: {first} …; "
+                f"all: summarizer status {report.venue} --json)"
+            )
+        else:
+            lines.extend(f"{clip(paper_id)}: {clip(reason, 300)}" for paper_id in ids)
+    return sorted(lines)
 
 
 def info(message: str) -> None:
-    err.print(escape(message))
+    err.print(shown(clip(message, MESSAGE_MAX)))
 
 
 def warn(message: str) -> None:
-    err.print(f"[yellow]{escape(message)}[/yellow]")
+    err.print(f"[yellow]{shown(clip(message, MESSAGE_MAX))}[/yellow]")
 
 
 @contextmanager
 def progress(description: str, total: int) -> Iterator[ProgressBar]:
-    """A progress bar on stderr; silent when stderr is not a terminal or SUMMARIZER_NO_PROGRESS is set."""
-    disable = not err.is_terminal or bool(os.environ.get("SUMMARIZER_NO_PROGRESS"))
+    """A progress bar on stderr; without a terminal, a plain line at least every PLAIN_PROGRESS_EVERY_S.
+
+    SUMMARIZER_NO_PROGRESS=1 silences both (the tests' own output stays readable).
+    """
+    if os.environ.get("SUMMARIZER_NO_PROGRESS"):
+        with _rich_bar(description, total, disable=True) as bar:
+            yield bar
+    elif err.is_terminal:
+        with _rich_bar(description, total, disable=False) as bar:
+            yield bar
+    else:
+        lines = _PlainLines(description, total)
+        try:
+            yield lines
+        finally:
+            lines.close()
+
+
+@contextmanager
+def _rich_bar(description: str, total: int, *, disable: bool) -> Iterator[ProgressBar]:
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -95,10 +149,20 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
     )
     with bar:
         task = bar.add_task(description, total=total, note="")
-        yield ProgressBar(bar, task)
+        yield _RichBar(bar, task)
 
 
 class ProgressBar:
+    """What a stage reports as it goes: one more paper done (with a note), or just a new note."""
+
+    def advance(self, note: str | None = None) -> None:
+        raise NotImplementedError
+
+    def note(self, note: str) -> None:
+        raise NotImplementedError
+
+
+class _RichBar(ProgressBar):
     def __init__(self, bar: Progress, task: TaskID):
         self._bar = bar
         self._task = task
@@ -107,7 +171,59 @@ class ProgressBar:
         if note is None:
             self._bar.advance(self._task)
         else:
-            self._bar.update(self._task, advance=1, note=escape(note))
+            self._bar.update(self._task, advance=1, note=shown(note))
 
     def note(self, note: str) -> None:
-        self._bar.update(self._task, note=escape(note))
+        self._bar.update(self._task, note=shown(note))
+
+
+class _PlainLines(ProgressBar):
+    """``summarize ICML2026: 120/900 · 118 done · … (2m10s)`` on stderr, for logs: no bar, no carriage returns.
+
+    Printed when a paper finishes and at least PLAIN_PROGRESS_EVERY_S have passed, and by a timer
+    thread while nothing finishes, so a log never goes quiet for longer than that.
+    """
+
+    def __init__(self, description: str, total: int):
+        self.description = description
+        self.total = total
+        self.done = 0
+        self.text = ""
+        self.started = self.last = time.monotonic()
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._timer = threading.Thread(target=self._tick, name="progress-lines", daemon=True)
+        self._timer.start()
+
+    def advance(self, note: str | None = None) -> None:
+        with self._lock:
+            self.done += 1
+            self.text = note if note is not None else self.text
+        self._emit_if_due()
+
+    def note(self, note: str) -> None:
+        with self._lock:
+            self.text = note
+        self._emit_if_due()
+
+    def close(self) -> None:
+        self._stop.set()
+        self._timer.join()
+        if self.total:
+            self._emit()
+
+    def _tick(self) -> None:
+        while not self._stop.wait(PLAIN_PROGRESS_EVERY_S or 1.0):
+            self._emit_if_due()
+
+    def _emit_if_due(self) -> None:
+        if time.monotonic() - self.last >= PLAIN_PROGRESS_EVERY_S:
+            self._emit()
+
+    def _emit(self) -> None:
+        with self._lock:
+            self.last = now = time.monotonic()
+            elapsed = int(now - self.started)
+            note = f" · {self.text}" if self.text else ""
+            line = f"{self.description}: {self.done}/{self.total}{note} ({elapsed // 60}m{elapsed % 60:02d}s)"
+        err.print(shown(line))

@@ -7,6 +7,7 @@
     ├── ConfigError            config.yaml is wrong (file and key path); exit 2
     │   └── MissingAPIKeyError the key's environment variable is unset; exit 2
     ├── RecordError            a record on disk cannot be read; exit 1
+    ├── FileSystemError        an OS error reading or writing a path (read-only, full, not a folder); exit 1
     ├── ImportFileError        a JSONL import line is wrong (line number); exit 2
     ├── FetchError             one paper could not be fetched (paper id, reason)
     └── LLMError               one model call failed (paper id, attempt, raw output)
@@ -19,6 +20,17 @@ the API key: errors name the environment variable that holds it.
 """
 
 from __future__ import annotations
+
+import errno
+import os
+
+# Ids, titles and paths from outside can be any length: messages show this much of them.
+SHOWN_MAX = 80
+
+
+def clip(text: str, limit: int = SHOWN_MAX) -> str:
+    """``text`` cut to ``limit`` characters (an ellipsis marks the cut), for a readable message."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class SummarizerError(Exception):
@@ -59,6 +71,35 @@ class MissingAPIKeyError(ConfigError):
 
 class RecordError(SummarizerError):
     pass
+
+
+_OS_HINTS = {
+    errno.EROFS: "make the folder writable",
+    errno.EACCES: "make the folder writable",
+    errno.EPERM: "make the folder writable",
+    errno.ENOSPC: "free some disk space",
+    errno.EDQUOT: "free some disk space",
+    errno.ENOTDIR: "a file is where a folder should be: move it away",
+    errno.EEXIST: "a file is where a folder should be: move it away",
+    errno.EISDIR: "a folder is where a file should be: move it away",
+}
+
+
+class FileSystemError(SummarizerError):
+    """An ``OSError`` on a path, told in one line: the path, what went wrong, what to check."""
+
+    def __init__(self, path: str | os.PathLike[str] | None, error: OSError):
+        self.path = os.fspath(path) if path is not None else None
+        self.error = error
+        reason = error.strerror or str(error)
+        where = f"{self.path}: " if self.path else ""
+        hint = _OS_HINTS.get(error.errno or 0, "check the path and its folder")
+        super().__init__(f"{where}{reason} ({hint}; nothing was half written)")
+
+    @classmethod
+    def from_os_error(cls, error: OSError) -> FileSystemError:
+        path = error.filename if error.filename is not None else None
+        return cls(path, error)
 
 
 class ImportFileError(SummarizerError):

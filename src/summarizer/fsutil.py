@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import tempfile
 from pathlib import Path
+
+from .errors import FileSystemError
 
 
 def _current_umask() -> int:
@@ -24,8 +27,26 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
     The file gets the mode an ordinary ``open()`` would give it (0666 less the
     umask), or keeps the mode of the file it replaces: mkstemp's 0600 would
-    hide records and pages from other editors and the web server.
+    hide records and pages from other editors and the web server.  Any OS
+    error (read-only, full, a file where a folder should be) is a
+    ``FileSystemError`` naming ``path``, with the old file left as it was.
     """
+    try:
+        _atomic_write(path, data)
+    except OSError as exc:
+        raise FileSystemError(_failed_path(path, exc), exc) from None
+
+
+def _failed_path(path: Path, error: OSError) -> Path:
+    """The path to name: the file in the way of a folder, when that is the trouble; else ``path``."""
+    if error.errno in (errno.ENOTDIR, errno.EEXIST):
+        blocker = next((p for p in reversed(path.parents) if p.exists() and not p.is_dir()), None)
+        if blocker is not None:
+            return blocker
+    return path
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o7777
@@ -57,6 +78,8 @@ def write_if_changed(path: Path, data: bytes) -> bool:
             return False
     except FileNotFoundError:
         pass
+    except OSError as exc:
+        raise FileSystemError(_failed_path(path, exc), exc) from None
     atomic_write_bytes(path, data)
     return True
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .config import Settings
+from .errors import clip
 from .store import Record, Store, Usage
+from .textsafe import terminal_safe
 
 
-def venue_status(venue: str, records: list[Record]) -> dict[str, Any]:
+def venue_status(venue: str, records: list[Record], corrupt: list[Path] | None = None) -> dict[str, Any]:
     usage = Usage()
     by_status = {"draft": 0, "approved": 0, "rejected": 0}
     failed = []
@@ -27,6 +30,7 @@ def venue_status(venue: str, records: list[Record]) -> dict[str, Any]:
         "summarized": sum(1 for r in records if r.versions),
         "by_status": by_status,
         "failed": failed,
+        "corrupt": [str(p) for p in corrupt or []],
         "usage": {
             "llm_calls": usage.llm_calls,
             "prompt_tokens": usage.prompt_tokens,
@@ -43,7 +47,13 @@ def known_venues(settings: Settings, store: Store) -> list[str]:
 
 
 def all_status(settings: Settings, store: Store) -> list[dict[str, Any]]:
-    return [venue_status(v, store.records(v)) for v in known_venues(settings, store)]
+    return [store_status(store, v) for v in known_venues(settings, store)]
+
+
+def store_status(store: Store, venue: str) -> dict[str, Any]:
+    """The venue's status from its readable records, naming the corrupt ones it skipped."""
+    records = store.records(venue)
+    return venue_status(venue, records, store.corrupt_in(venue))
 
 
 def print_status(rows: list[dict[str, Any]]) -> None:
@@ -61,6 +71,7 @@ def print_status(rows: list[dict[str, Any]]) -> None:
         "approved",
         "rejected",
         "failed",
+        "corrupt",
         "calls",
         "tokens",
         "cost",
@@ -69,12 +80,15 @@ def print_status(rows: list[dict[str, Any]]) -> None:
     for row in rows:
         usage = row["usage"]
         table.add_row(
-            row["venue"], str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
+            terminal_safe(row["venue"]), str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
             str(row["by_status"]["draft"]), str(row["by_status"]["approved"]), str(row["by_status"]["rejected"]),
-            str(len(row["failed"])), str(usage["llm_calls"]),
+            str(len(row["failed"])), str(len(row.get("corrupt", []))), str(usage["llm_calls"]),
             f"{usage['prompt_tokens'] + usage['completion_tokens']:,}", f"${usage['cost_usd']:.4f}",
         )  # fmt: skip
     out.print(table)
     for row in rows:
         for failure in row["failed"]:
-            out.print(f"{row['venue']}/{failure['id']} [{failure['stage']}]: {failure['reason']}", markup=False)
+            line = f"{row['venue']}/{clip(failure['id'])} [{failure['stage']}]: {clip(failure['reason'], 300)}"
+            out.print(terminal_safe(line), markup=False)
+        for path in row.get("corrupt", []):
+            out.print(terminal_safe(f"corrupt: {path} (skipped; repair it or move it away)"), markup=False)

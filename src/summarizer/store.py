@@ -11,7 +11,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
@@ -19,7 +19,8 @@ from typing import Literal
 from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .errors import LockedError, RecordError, UsageError
+from .config import SAFE_ID
+from .errors import FileSystemError, LockedError, RecordError, UsageError, clip
 from .fsutil import write_if_changed
 from .ids import is_safe_paper_id, strip_version
 
@@ -176,16 +177,29 @@ class Record(_Model):
 
 
 class Store:
-    def __init__(self, outputs_dir: Path):
+    """Every record of ``outputs/records/``.
+
+    A record's path is its identity: venue and id come from the path, a file
+    whose content names another venue or id is refused, and no write lands
+    outside ``outputs/records/<VENUE>/``.  A corrupt or unreadable record
+    blocks only itself: ``records()`` skips it, remembers it in ``corrupt``
+    (warning once through ``warn``), and ``save`` never writes over it.
+    """
+
+    def __init__(self, outputs_dir: Path, *, warn: Callable[[str], None] | None = None):
         self.outputs_dir = outputs_dir
         self.root = outputs_dir / "records"
+        self.corrupt: dict[Path, str] = {}  # path → why it cannot be read
+        self._warn = warn
 
     def venue_dir(self, venue: str) -> Path:
+        if not SAFE_ID.match(venue):
+            raise UsageError(f"not a valid venue id: {clip(venue)!r} (letters, digits, '.', '_' or '-')")
         return self.root / venue
 
     def path(self, venue: str, paper_id: str) -> Path:
         if not is_safe_paper_id(paper_id):
-            raise UsageError(f"not a valid paper id: {paper_id!r}")
+            raise UsageError(f"not a valid paper id: {clip(paper_id)!r}")
         return self.venue_dir(venue) / f"{paper_id}.json"
 
     def get(self, venue: str, paper_id: str) -> Record | None:
@@ -194,37 +208,74 @@ class Store:
             data = path.read_bytes()
         except FileNotFoundError:
             return None
+        except OSError as exc:
+            raise FileSystemError(path, exc) from None
         return self._parse(path, data)
 
     def load(self, venue: str, paper_id: str) -> Record:
         record = self.get(venue, paper_id)
         if record is None:
-            raise UsageError(f"no record {venue}/{paper_id} (see: summarizer review list {venue})")
+            raise UsageError(f"no record {clip(venue)}/{clip(paper_id)} (see: summarizer review list {clip(venue)})")
         return record
 
     def save(self, record: Record) -> bool:
-        """Write the record atomically; False when the file already held exactly this."""
+        """Write the record atomically; False when the file already held exactly this, or is corrupt (kept)."""
+        path = self._writable(self.path(record.venue, record.id))
+        if path in self.corrupt:
+            return False  # never written over: its warning was given when it was found
         data = (record.model_dump_json(indent=2) + "\n").encode("utf-8")
-        return write_if_changed(self.path(record.venue, record.id), data)
+        return write_if_changed(path, data)
 
     def delete(self, venue: str, paper_id: str) -> None:
         """Remove a record that never held a summary (e.g. a list line resolved under another id)."""
-        self.path(venue, paper_id).unlink(missing_ok=True)
+        path = self._writable(self.path(venue, paper_id))
+        if path not in self.corrupt:
+            path.unlink(missing_ok=True)
 
     def records(self, venue: str) -> list[Record]:
+        """The venue's readable records, by id; corrupt ones are skipped and remembered in ``corrupt``."""
         folder = self.venue_dir(venue)
         if not folder.is_dir():
             return []
-        return [self._parse(p, p.read_bytes()) for p in sorted(folder.glob("*.json"))]
+        good = []
+        for path in sorted(folder.glob("*.json")):
+            try:
+                good.append(self._parse(path, path.read_bytes()))
+            except RecordError as exc:
+                self._found_corrupt(path, str(exc))
+            except OSError as exc:
+                self._found_corrupt(path, f"{path}: cannot be read ({exc.strerror or exc})")
+        return good
+
+    def corrupt_in(self, venue: str) -> list[Path]:
+        return sorted(p for p in self.corrupt if p.parent.name == venue)
 
     def venues(self) -> list[str]:
         if not self.root.is_dir():
             return []
-        return sorted(p.name for p in self.root.iterdir() if p.is_dir())
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and SAFE_ID.match(p.name))
+
+    def _found_corrupt(self, path: Path, reason: str) -> None:
+        if path in self.corrupt:
+            return
+        self.corrupt[path] = reason
+        if self._warn is not None:
+            self._warn(f"skipped a corrupt record: {reason}; repair it or move it away (nothing writes over it)")
+
+    def _writable(self, path: Path) -> Path:
+        """``path``, refused unless it really lies in its venue folder: no link leads a write elsewhere."""
+        expected = self.root.resolve() / path.parent.name / path.name
+        if path.resolve() != expected:
+            raise RecordError(
+                f"{path}: leads to {path.resolve()}, outside {self.root}/{path.parent.name}/; "
+                "not written (replace the link or folder link with the record itself)"
+            )
+        return path
 
     @contextlib.contextmanager
     def lock(self, venue: str) -> Iterator[None]:
         """Hold the venue's lock; a second run on the same venue is refused, not queued."""
+        self.venue_dir(venue)  # a valid venue id: it names the lock file
         self.root.mkdir(parents=True, exist_ok=True)
         lock_path = self.root / f".{venue}.lock"
         holder_path = self.root / f".{venue}.lock.holder"
@@ -259,8 +310,14 @@ class Store:
         if version != SCHEMA_VERSION:
             raise RecordError(f"{path}: schema version {version!r}, this summarizer reads {SCHEMA_VERSION}")
         try:
-            return Record.model_validate(raw)
+            record = Record.model_validate(raw)
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise RecordError(f"{path}: {where}: {first['msg']}") from None
+        if (record.venue, record.id) != (path.parent.name, path.stem):
+            raise RecordError(
+                f"{path}: holds {clip(record.venue)}/{clip(record.id)}, but its path makes it "
+                f'{path.parent.name}/{path.stem} (a record\'s path is its identity): fix "venue"/"id" in the file'
+            )
+        return record

@@ -17,9 +17,11 @@ the previous summary and the feedback (审稿意见) in the prompt.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import re
+import threading
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,11 +34,12 @@ from . import console
 from .checks import CheckedSummary, SummaryRejected, check_summary
 from .config import Settings
 from .console import StageReport
-from .errors import AuthenticationFailed, ConfigError, LLMError, UsageError
+from .errors import AuthenticationFailed, ConfigError, FileSystemError, LLMError, UsageError
 from .extract import load_paper_text, model_input
 from .fsutil import atomic_write_text, sha256_text
 from .llm import InvalidAnswer, LLMClient, usage_of
 from .store import Record, Store, Usage, Version, now_iso
+from .textsafe import clean_line, clean_text
 
 SYSTEM_TEMPLATE = "system.md.j2"
 USER_TEMPLATE = "user.md.j2"
@@ -141,9 +144,15 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
                 problems.append(f"{key}: {error['msg'].removeprefix('Value error, ')}")
         raise InvalidAnswer(problems) from None
     try:
-        return check_summary(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
+        return _checked(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
     except SummaryRejected as exc:
         raise InvalidAnswer(exc.problems) from None
+
+
+def _checked(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
+    """A model's answer, controls and bidi overrides removed before the checks and the record see it."""
+    clean_tags = [t for t in (clean_line(tag) for tag in tags) if t]
+    return check_summary(clean_text(summary).strip(), clean_tags, field_id, settings)
 
 
 # -- prompts ---------------------------------------------------------------------------
@@ -312,7 +321,7 @@ def paper_sections(settings: Settings, record: Record) -> list[tuple[str, str]]:
 
 def _cached_draft(entry: dict[str, Any], settings: Settings, prompt_hash: str) -> Draft | None:
     try:
-        checked = check_summary(str(entry["summary"]), list(entry["tags"]), str(entry["field"]), settings)
+        checked = _checked(str(entry["summary"]), [str(t) for t in entry["tags"]], str(entry["field"]), settings)
     except (KeyError, TypeError, SummaryRejected):
         return None
     return Draft(
@@ -399,6 +408,7 @@ class _Run:
     done: int = 0
     cached: int = 0
     failed: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
 
     def note(self) -> str:
         tokens = self.usage.prompt_tokens + self.usage.completion_tokens
@@ -415,11 +425,26 @@ class _Run:
         """The paper's new version into its record, on disk (touches only this job's record: thread-safe)."""
         record = job.record
         if record.status == "rejected":
-            record.status = "draft"  # --force: the new summary goes back to review
+            record.status = "draft"  # --force: the paper goes back to review
             self.report.count("back in review (were rejected)")
-        add_llm_version(record, draft)
+        current = record.current
+        if current is not None and current.same_content(draft.summary, draft.tags, draft.field):
+            record.clear_failure("summarize")  # --force got the same answer: no second, identical version
+            self.report.count("unchanged")
+        else:
+            add_llm_version(record, draft)
         record.usage.add(usage)
         self.store.save(record)
+
+    def cache_failed(self, error: FileSystemError) -> None:
+        """Told once a run: the answers are in the records, so nothing is lost, but a re-run would pay."""
+        with self.lock:
+            if self.report.problems:
+                return
+            self.report.problems.append(
+                f"could not write the answer cache: {error}; every answer is saved in its record "
+                f"(nothing paid for is lost), but until {self.cache.root} is writable no answer is reused"
+            )
 
     def count(self, draft: Draft, usage: Usage) -> None:
         self.usage.add(usage)
@@ -455,8 +480,19 @@ def _select(record: Record, force: bool) -> str | None:
 
 
 def _persist(run: _Run, job: _Job, draft: Draft, usage: Usage) -> None:
-    run.cache.put(job.key, draft, usage)
-    run.save(job, draft, usage)
+    """A paid answer is kept: the record first, then the cache; a cache that cannot be written is
+    reported once for the run, not fatal.  When the record cannot be written, the cache still gets
+    the answer, so the next run (once the folder is fixed) does not pay for it again."""
+    try:
+        run.save(job, draft, usage)
+    except BaseException:
+        with contextlib.suppress(Exception):
+            run.cache.put(job.key, draft, usage)
+        raise
+    try:
+        run.cache.put(job.key, draft, usage)
+    except FileSystemError as exc:
+        run.cache_failed(exc)
 
 
 async def _run_jobs(run: _Run, jobs: list[_Job], bar: console.ProgressBar) -> None:

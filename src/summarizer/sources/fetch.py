@@ -15,7 +15,7 @@ import arxiv
 from .. import console
 from ..config import Settings
 from ..console import StageReport
-from ..errors import FetchError
+from ..errors import FetchError, FileSystemError
 from ..extract import PaperText, extract_pdf, text_cache_path
 from ..fsutil import atomic_write_text
 from ..ids import normalize_title, paper_id
@@ -386,6 +386,8 @@ def _download_all(http: PoliteHTTP, run: _Run, records: list[Record], workers: i
             except FetchError as exc:
                 run.fail(record, exc.reason)
                 continue
+            except FileSystemError:  # cache/ cannot be written: every paper would fail alike, stop in one line
+                raise
             except Exception as exc:  # a bug or an odd server: this paper fails, the run goes on
                 run.fail(record, f"PDF download failed: {type(exc).__name__}: {exc}")
                 continue
