@@ -366,8 +366,9 @@ class LLMClient:
         validate: Callable[[str], T],
         *,
         paper_id: str | None = None,
+        max_attempts: int | None = None,
     ) -> Validated[T]:
-        """Ask until ``validate`` accepts the answer, within ``llm.max_attempts`` calls.
+        """Ask until ``validate`` accepts the answer, within ``llm.max_attempts`` calls (or ``max_attempts``).
 
         Raises ``OutputInvalidError`` (last raw output kept), ``LLMError`` for a
         transport failure, ``AuthenticationFailed`` on a 401.  Every raised
@@ -389,7 +390,7 @@ class LLMClient:
             return random.uniform(0, ceiling)
 
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts),
+            stop=stop_after_attempt(max_attempts or self.settings.max_attempts),
             wait=wait,
             retry=retry_if_exception(_retryable),
             reraise=True,
