@@ -59,6 +59,11 @@ def split_ref(ref: str) -> tuple[str, str]:
     return venue, paper
 
 
+def _check_batch_flags(batch: bool, no_wait: bool) -> None:
+    if no_wait and not batch:
+        raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
+
+
 def finish(ok: bool) -> None:
     if not ok:
         sys.exit(1)
@@ -66,8 +71,8 @@ def finish(ok: bool) -> None:
 
 COMMAND_SURFACE = """\b
 Commands at a glance:
-  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force]
-  run VENUE [--limit N]               regen VENUE/ID [--feedback TEXT]
+  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]]
+  run VENUE [--limit N] [--batch [--no-wait]]    regen VENUE/ID [--feedback TEXT]
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
@@ -121,13 +126,21 @@ def fetch(c: Context, venue: str, limit: int | None) -> None:
 @click.argument("venue")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
 @click.option("--force", is_flag=True, help="Ignore the cache and re-summarise drafts and rejected papers.")
+@click.option("--batch", is_flag=True, help="Through the provider's Batch API: half price, results within 24 h.")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit and exit; run the same command later to collect.")
 @pass_ctx
-def summarize(c: Context, venue: str, limit: int | None, force: bool) -> None:
+def summarize(c: Context, venue: str, limit: int | None, force: bool, batch: bool, no_wait: bool) -> None:
     """Write a draft summary for every fetched paper that has none."""
     from .summarize import summarize_venue
 
+    _check_batch_flags(batch, no_wait)
     with c.locked(venue) as store:
-        report = summarize_venue(c.settings, store, venue, limit=limit, force=force)
+        if batch:
+            from .batch import summarize_venue_batch
+
+            report = summarize_venue_batch(c.settings, store, venue, limit=limit, force=force, wait=not no_wait)
+        else:
+            report = summarize_venue(c.settings, store, venue, limit=limit, force=force)
     console.print_report(report)
     finish(report.ok)
 
@@ -135,13 +148,16 @@ def summarize(c: Context, venue: str, limit: int | None, force: bool) -> None:
 @cli.command()
 @click.argument("venue")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
+@click.option("--batch", is_flag=True, help="Summarise through the provider's Batch API (half price, within 24 h).")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit and go on; run the same command later to collect.")
 @pass_ctx
-def run(c: Context, venue: str, limit: int | None) -> None:
+def run(c: Context, venue: str, limit: int | None, batch: bool, no_wait: bool) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from .pipeline import run_venue
 
+    _check_batch_flags(batch, no_wait)
     with c.locked(venue) as store:
-        ok = run_venue(c.settings, store, venue, limit=limit)
+        ok = run_venue(c.settings, store, venue, limit=limit, batch=batch, wait=not no_wait)
     finish(ok)
 
 
@@ -324,7 +340,7 @@ def status(c: Context, venue: str | None, as_json: bool) -> None:
 
     if venue is not None:
         c.settings.venue(venue)
-        data: Any = venue_status(venue, c.store.records(venue))
+        data: Any = venue_status(venue, c.store.records(venue), c.settings.outputs_dir)
     else:
         data = all_status(c.settings, c.store)
     if as_json:

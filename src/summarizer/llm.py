@@ -260,19 +260,8 @@ class LLMClient:
 
     # -- parameters a model may refuse -------------------------------------------
     def _sampling_params(self, max_tokens: int) -> dict[str, Any]:
-        """``max_tokens`` and ``temperature``, as this model takes them.
-
-        OpenAI's reasoning models (o-series, gpt-5) answer 400 to ``max_tokens``
-        (they take ``max_completion_tokens``) and to any non-default temperature;
-        most other OpenAI-compatible servers know only ``max_tokens``.  So ask the
-        common way first and switch for the rest of the run when refused.
-        """
-        params: dict[str, Any] = {}
-        if "temperature" not in self._refused_params:
-            params["temperature"] = self.settings.temperature
-        token_param = "max_completion_tokens" if "max_tokens" in self._refused_params else "max_tokens"
-        params[token_param] = max_tokens
-        return params
+        """``max_tokens`` and ``temperature``, as this model takes them (see ``sampling_params``)."""
+        return sampling_params(self.settings, max_tokens, self._refused_params)
 
     def _learn_unsupported(self, exc: openai.BadRequestError) -> bool:
         """True when the 400 refused ``max_tokens`` or ``temperature`` for the first time (ask again without it)."""
@@ -303,13 +292,7 @@ class LLMClient:
     # -- one HTTP call ----------------------------------------------------------
     async def _call(self, state: _CallState, schema: dict[str, Any], max_tokens: int) -> tuple[str, str | None]:
         mode = self.mode()
-        if mode == "json_schema":
-            response_format: dict[str, Any] = {
-                "type": "json_schema",
-                "json_schema": {"name": "paper_summary", "strict": True, "schema": schema},
-            }
-        else:
-            response_format = {"type": "json_object"}
+        response_format = response_format_for(mode, schema)
         messages = state.messages if mode == "json_schema" else _with_schema(state.messages, schema)
         estimate = sum(estimate_tokens(m["content"]) for m in messages) + max_tokens
         await self.limiter.acquire(estimate)
@@ -445,6 +428,41 @@ class LLMClient:
             error = LLMError(reason, paper_id=paper_id, attempt=state.calls, raw_output=state.last_raw)
         error.usage = state.usage
         raise error
+
+
+def sampling_params(
+    llm: LLMSettings, max_tokens: int, refused: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """``max_tokens`` and ``temperature``, as the model takes them (``refused``: what it refused this run).
+
+    OpenAI's reasoning models (o-series, gpt-5) answer 400 to ``max_tokens``
+    (they take ``max_completion_tokens``) and to any non-default temperature;
+    most other OpenAI-compatible servers know only ``max_tokens``.  So ask the
+    common way first and switch for the rest of the run when refused.
+    """
+    params: dict[str, Any] = {}
+    if "temperature" not in refused:
+        params["temperature"] = llm.temperature
+    token_param = "max_completion_tokens" if "max_tokens" in refused else "max_tokens"
+    params[token_param] = max_tokens
+    return params
+
+
+def response_format_for(mode: Mode, schema: dict[str, Any]) -> dict[str, Any]:
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "paper_summary", "strict": True, "schema": schema}}
+    return {"type": "json_object"}
+
+
+def chat_request(llm: LLMSettings, messages: list[dict[str, str]], schema: dict[str, Any]) -> dict[str, Any]:
+    """The request body the online path sends first for ``messages`` (the batch path writes the same)."""
+    mode: Mode = "json_object" if llm.structured_output == "json_object" else "json_schema"
+    return {
+        "model": llm.model,
+        "messages": messages if mode == "json_schema" else _with_schema(messages, schema),
+        "response_format": response_format_for(mode, schema),
+        **sampling_params(llm, llm.max_output_tokens),
+    }
 
 
 def _with_schema(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:

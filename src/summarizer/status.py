@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from .config import Settings
 from .store import Record, Store, Usage
 
 
-def venue_status(venue: str, records: list[Record]) -> dict[str, Any]:
+def venue_status(venue: str, records: list[Record], outputs_dir: Path | None = None) -> dict[str, Any]:
     usage = Usage()
     by_status = {"draft": 0, "approved": 0, "rejected": 0}
     failed = []
@@ -33,7 +34,15 @@ def venue_status(venue: str, records: list[Record]) -> dict[str, Any]:
             "completion_tokens": usage.completion_tokens,
             "cost_usd": round(usage.cost_usd, 6),
         },
+        "batches": _batches(outputs_dir, venue),
     }
+
+
+def _batches(outputs_dir: Path | None, venue: str) -> list[dict[str, Any]]:
+    """The venue's Batch API batches (``summarize --batch``): id, status, completed, failed, total."""
+    from .batch import batch_rows
+
+    return batch_rows(outputs_dir, venue) if outputs_dir is not None else []
 
 
 def known_venues(settings: Settings, store: Store) -> list[str]:
@@ -43,7 +52,7 @@ def known_venues(settings: Settings, store: Store) -> list[str]:
 
 
 def all_status(settings: Settings, store: Store) -> list[dict[str, Any]]:
-    return [venue_status(v, store.records(v)) for v in known_venues(settings, store)]
+    return [venue_status(v, store.records(v), settings.outputs_dir) for v in known_venues(settings, store)]
 
 
 def print_status(rows: list[dict[str, Any]]) -> None:
@@ -76,5 +85,11 @@ def print_status(rows: list[dict[str, Any]]) -> None:
         )  # fmt: skip
     out.print(table)
     for row in rows:
+        for batch in row.get("batches", []):
+            out.print(
+                f"{row['venue']} batch {batch['id']}: {batch['status']}, "
+                f"{batch['completed']}/{batch['total']} completed, {batch['failed']} failed",
+                markup=False,
+            )
         for failure in row["failed"]:
             out.print(f"{row['venue']}/{failure['id']} [{failure['stage']}]: {failure['reason']}", markup=False)

@@ -427,8 +427,7 @@ class FakeOpenAI:
         filename = "upload"
         for part in message.iter_parts():
             name = part.get_param("name", header="content-disposition")
-            if part.get_filename():
-                filename = part.get_filename()
+            filename = part.get_filename() or filename
             fields[str(name)] = part.get_payload(decode=True)
         return self._add_file(fields.get("file") or b"", filename, (fields.get("purpose") or b"").decode())
 
