@@ -209,6 +209,20 @@ def test_no_wait_then_kill_9_while_waiting_then_again_one_batch_all_summarised(
     assert_all_summarized(project)
 
 
+def test_online_summarize_skips_papers_waiting_in_a_batch(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server)
+    write_venue(project, 5)
+    assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
+
+    online = cli("summarize", VENUE)
+
+    assert online.code == 0, online.err
+    assert f"5 waiting in a batch (collect: summarize {VENUE} --batch)" in online.err
+    assert server.calls == 0 and summarized(project) == []
+    assert cli("summarize", VENUE, "--batch").code == 0
+    assert_all_summarized(project, 5)
+
+
 def test_a_batch_created_by_a_run_killed_before_saving_its_id_is_found_again(
     project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -230,6 +244,34 @@ def test_a_batch_created_by_a_run_killed_before_saving_its_id_is_found_again(
     assert again.code == 0, again.err
     assert creates(server) == 1
     assert_all_summarized(project, 5)
+
+
+def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
+    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(project, server)
+    write_venue(project, 20)
+    persist = batch._persist
+    saved = 0
+
+    def persist_then_die(*args: Any) -> None:
+        nonlocal saved
+        if saved == 8:
+            raise KeyboardInterrupt
+        persist(*args)
+        saved += 1
+
+    monkeypatch.setattr(batch, "_persist", persist_then_die)
+    assert cli("summarize", VENUE, "--batch").code == 130
+    assert len(summarized(project)) == 8  # each paper was saved as soon as its line was read
+    monkeypatch.setattr(batch, "_persist", persist)
+
+    again = cli("summarize", VENUE, "--batch")
+
+    assert again.code == 0, again.err
+    assert creates(server) == 1 and server.calls == 0
+    assert_all_summarized(project, 20)  # one version each: nothing saved twice
+    assert state(project)["batches"][0]["collected"] is True
 
 
 # -- checks and re-asks ---------------------------------------------------------------------------------

@@ -479,6 +479,15 @@ def _retry(run: _Run, retries: list[_Retry]) -> None:
         run.fail(retry.job, error, retry.usage)
 
 
+def skip_batched(run: _Run, venue: str, jobs: list[_Job], state: VenueState | None = None) -> list[_Job]:
+    """The jobs whose paper is not waiting in a submitted batch (those are counted, not asked twice)."""
+    pending = (state or load_state(run.settings.outputs_dir, venue)).pending_papers()
+    kept = [job for job in jobs if job.record.id not in pending]
+    if len(kept) < len(jobs):
+        run.report.count(f"waiting in a batch (collect: summarize {venue} --batch)", len(jobs) - len(kept))
+    return kept
+
+
 # -- the stage ---------------------------------------------------------------------------------------
 
 
@@ -499,10 +508,7 @@ def summarize_venue_batch(
     if state.open():
         api = BatchAPI(settings.llm, venue_id)
         _adopt(api, outputs, state)
-    pending = state.pending_papers()
-    jobs = [j for j in plan_jobs(run, venue_id, limit=limit, force=force) if j.record.id not in pending]
-    if pending:
-        run.report.count("waiting in a batch", len(pending))
+    jobs = skip_batched(run, venue_id, plan_jobs(run, venue_id, limit=limit, force=force), state)
     with console.progress(f"summarize {venue_id} (cached)", total=len(jobs)) as bar:
         misses = serve_cached(run, jobs, bar, force=force)
     if misses:

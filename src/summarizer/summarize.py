@@ -553,8 +553,10 @@ def summarize_venue(
     settings: Settings, store: Store, venue_id: str, *, limit: int | None = None, force: bool = False
 ) -> StageReport:
     """Summarise the venue's fetched papers that have no summary yet (see the module doc)."""
+    from .batch import skip_batched
+
     run = start_run(settings, store, venue_id)
-    jobs = plan_jobs(run, venue_id, limit=limit, force=force)
+    jobs = skip_batched(run, venue_id, plan_jobs(run, venue_id, limit=limit, force=force))
     with console.progress(f"summarize {venue_id}", total=len(jobs)) as bar:
         misses = serve_cached(run, jobs, bar, force=force)
         if misses:
