@@ -281,11 +281,14 @@ def test_invalid_answers_and_failed_requests_are_asked_again_online_with_feedbac
     project: Project, server: FakeOpenAI, cli: RunCli
 ) -> None:
     invalid = {title(7), title(70), title(170)}
+    cut_off = {title(100)}
     failing = {title(3), title(33)}
 
     def fault(request: RecordedRequest) -> Fault | None:
         if request.batch_id and request.title in invalid:
             return Fault.english()
+        if request.batch_id and request.title in cut_off:
+            return Fault.truncated()
         if request.batch_id and request.title in failing:
             return Fault.server_error()
         return None
@@ -298,17 +301,20 @@ def test_invalid_answers_and_failed_requests_are_asked_again_online_with_feedbac
 
     assert result.code == 0, result.err
     assert creates(server) == 1
-    assert sorted(r.title for r in server.requests) == sorted(invalid | failing)  # online: only the re-asks
+    assert sorted(r.title for r in server.requests) == sorted(invalid | cut_off | failing)  # online: only re-asks
     for request in server.requests:
         messages = request.body["messages"]
         if request.title in invalid:  # the online re-ask's feedback: the answer and what was wrong with it
             assert messages[-2]["role"] == "assistant" and "This paper proposes" in messages[-2]["content"]
             assert "问题如下" in messages[-1]["content"] and "Chinese" in messages[-1]["content"]
+        elif request.title in cut_off:
+            assert "cut off at 1024 tokens (llm.max_output_tokens)" in messages[-1]["content"]
         else:
             assert len(messages) == 2
     assert_all_summarized(project)
-    redone = {r.title: r.usage.llm_calls for r in project.store().records(VENUE) if r.title in invalid | failing}
-    assert redone == {t: 2 for t in invalid} | {t: 1 for t in failing}  # a failed request reports no usage
+    asked_twice = invalid | cut_off
+    redone = {r.title: r.usage.llm_calls for r in project.store().records(VENUE) if r.title in asked_twice | failing}
+    assert redone == {t: 2 for t in asked_twice} | {t: 1 for t in failing}  # a failed request reports no usage
 
 
 def test_re_asks_stay_within_max_attempts(project: Project, server: FakeOpenAI, cli: RunCli) -> None:

@@ -48,7 +48,7 @@ from .config import SAFE_ID, LLMSettings, Settings
 from .console import StageReport
 from .errors import AuthenticationFailed, LLMError, OutputInvalidError, RecordError, SummarizerError, UsageError
 from .fsutil import atomic_write_text
-from .llm import InvalidAnswer, LLMClient, _reask_messages, chat_request, usage_of
+from .llm import InvalidAnswer, LLMClient, _reask_messages, chat_request, cut_off_problem, usage_of
 from .store import Store, Usage, now_iso
 from .summarize import (
     Draft,
@@ -65,6 +65,7 @@ from .summarize import (
     serve_cached,
     start_run,
 )
+from .textsafe import clean_line
 
 # The provider's limits per batch (OpenAI's Batch guide); module constants so tests can shrink them.
 MAX_REQUESTS = 50_000
@@ -157,6 +158,9 @@ class BatchAPI:
         self.llm = llm
         self.venue = venue
         self.client = openai.OpenAI(api_key=llm.api_key(), base_url=llm.base_url, timeout=llm.timeout_s)
+        # No retry on create: without an idempotency key a retried create can make a second batch.
+        # A create that failed midway is found by its token on the next run, or submitted again.
+        self.once = self.client.with_options(max_retries=0)
 
     def call(self, what: str, fn: Callable[[], T]) -> T:
         try:
@@ -175,7 +179,7 @@ class BatchAPI:
                 f"the provider refused the API key (HTTP 401): check the environment variable "
                 f"{self.llm.api_key_env} (llm.api_key_env) for {self.llm.base_url}"
             )
-        reason = " ".join(exc.message.replace(self.client.api_key, "***").split())[:300]
+        reason = _said(exc.message.replace(self.client.api_key, "***"))
         return SummarizerError(
             f"the batch API at {self.llm.base_url} failed on {what} ({reason}); the submitted batches are saved: "
             f"run `summarizer summarize {self.venue} --batch` again to resume"
@@ -198,7 +202,7 @@ class BatchAPI:
     def create(self, file_id: str, metadata: dict[str, str]) -> Any:
         return self.call(
             "/batches",
-            lambda: self.client.batches.create(
+            lambda: self.once.batches.create(
                 input_file_id=file_id, endpoint=ENDPOINT, completion_window=WINDOW, metadata=metadata
             ),
         )
@@ -339,9 +343,18 @@ class _Collect:
         return _Job(record, [], self.entry.requests[cid])
 
 
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
+
+
+def _said(text: Any) -> str:
+    """A provider's words, bounded and inert on the terminal and in a record."""
+    return clean_line(str(text))[:300]
+
+
 def _usage(settings: Settings, body: dict[str, Any]) -> Usage:
     usage = _dict(body.get("usage"))
-    prompt, completion = int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+    prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
     price, factor = settings.llm.price_per_million, settings.llm.batch_price_factor
     cost = factor * (prompt * price.input + completion * price.output) / 1_000_000
     return Usage(llm_calls=1, prompt_tokens=prompt, completion_tokens=completion, cost_usd=round(cost, 8))
@@ -362,13 +375,16 @@ def _take(c: _Collect, line: str) -> None:
         _failed_line(c, job, item.get("error"), response, body)
         return
     usage = _usage(c.run.settings, body)
-    choices = body.get("choices") or [{}]
-    message = choices[0].get("message") if isinstance(choices[0], dict) else None
-    raw = str((message or {}).get("content") or "")
+    choices = body.get("choices")
+    first = _dict(choices[0]) if isinstance(choices, list) and choices else {}
+    raw = str(_dict(first.get("message")).get("content") or "")
     try:
         checked = parse_answer(raw, c.run.settings)
     except InvalidAnswer as exc:
-        c.retries.append(_Retry(job, usage, raw=raw, problems=list(exc.problems)))
+        problems = list(exc.problems)
+        if first.get("finish_reason") == "length":  # as the online re-ask says it
+            problems.append(cut_off_problem(c.run.settings.llm.max_output_tokens))
+        c.retries.append(_Retry(job, usage, raw=raw, problems=problems))
         return
     draft = Draft(
         summary=checked.summary,
@@ -397,7 +413,7 @@ def _failed_line(c: _Collect, job: _Job, error: Any, response: dict[str, Any], b
         c.unrun += 1
         return
     detail = _dict(body.get("error")) or _dict(error)
-    message = " ".join(str(detail.get("message") or "no detail").split())[:300]
+    message = _said(detail.get("message") or "no detail")
     status = response.get("status_code")
     reason = (
         f"the batch request failed (HTTP {status}): {message}" if status else f"the batch request failed: {message}"
@@ -540,7 +556,7 @@ def _finish(api: BatchAPI, run: _Run, state: VenueState, entry: BatchEntry, forc
     save_state(run.settings.outputs_dir, state)
     if batch.status != "completed":
         errors = getattr(batch.errors, "data", None) or []
-        why = "; ".join(str(e.message) for e in errors if getattr(e, "message", None))[:300]
+        why = _said("; ".join(str(e.message) for e in errors if getattr(e, "message", None)))
         run.report.fail(
             f"batch {entry.id}",
             f"{batch.status}{f' ({why})' if why else ''}: {c.unrun} papers not summarised; run "

@@ -388,10 +388,7 @@ class LLMClient:
                     except InvalidAnswer as exc:
                         problems = list(exc.problems)
                         if finish == "length":
-                            problems.append(
-                                f"the answer was cut off at {max_tokens} tokens (llm.max_output_tokens): "
-                                "answer shorter, with the JSON object complete"
-                            )
+                            problems.append(cut_off_problem(max_tokens))
                         state.last_problems = problems
                         state.messages = [*messages, *_reask_messages(content, problems)]
                         raise _Reask(problems, content) from None
@@ -471,6 +468,13 @@ def _with_schema(messages: list[dict[str, str]], schema: dict[str, Any]) -> list
     if messages and messages[0]["role"] == "system":
         return [{"role": "system", "content": messages[0]["content"] + note}, *messages[1:]]
     return [{"role": "system", "content": note.strip()}, *messages]
+
+
+def cut_off_problem(max_tokens: int) -> str:
+    return (
+        f"the answer was cut off at {max_tokens} tokens (llm.max_output_tokens): "
+        "answer shorter, with the JSON object complete"
+    )
 
 
 def _reask_messages(raw: str, problems: list[str]) -> list[dict[str, str]]:
