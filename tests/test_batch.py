@@ -18,7 +18,7 @@ import summarizer.batch as batch
 import summarizer.llm as llm
 from conftest import Project, RunCli
 from summarizer.store import FetchState, Record, Store
-from summarizer.testing.fake_openai import FakeOpenAI, Fault, RecordedRequest
+from summarizer.testing.fake_openai import FakeOpenAI, Fault, RecordedRequest, default_answer
 
 KEY = "sk-fake-batch-3c1e"
 VENUE = "ICML2026"
@@ -420,3 +420,59 @@ def test_a_provider_without_a_batch_endpoint_gets_one_line_and_nothing_is_submit
 def test_no_wait_needs_batch(cli: RunCli) -> None:
     result = cli("summarize", VENUE, "--no-wait")
     assert result.code == 2 and "--no-wait goes with --batch" in result.err
+
+
+def test_a_batch_the_provider_fails_says_why_and_the_next_run_submits_again(
+    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    configure(project, server)
+    write_venue(project, 4)
+    monkeypatch.setattr(batch, "custom_id", lambda venue, paper, prompt_hash: "same")  # the provider refuses it
+
+    result = cli("summarize", VENUE, "--batch")
+
+    assert result.code == 1
+    assert "batch batch_0000: failed (The custom_id same is duplicated.)" in result.err
+    assert f"run `summarizer summarize {VENUE} --batch` to submit them again" in result.err
+    assert summarized(project) == [] and server.calls == 0
+    monkeypatch.undo()
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    assert cli("summarize", VENUE, "--batch").code == 0
+    assert creates(server) == 2
+    assert_all_summarized(project, 4)
+
+
+def test_force_is_remembered_with_the_batch(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server)
+    write_venue(project, 3)
+    assert cli("summarize", VENUE, "--batch").code == 0
+
+    server.answer = lambda body: dict(default_answer(body), tags=["推理"])  # the second answers differ
+    assert cli("summarize", VENUE, "--batch", "--force", "--no-wait").code == 0
+    collected = cli("summarize", VENUE, "--batch")  # collected without --force: the answers still count
+
+    assert collected.code == 0, collected.err
+    assert creates(server) == 2 and len(server.batch_requests) == 6
+    records = project.store().records(VENUE)
+    assert [(len(r.versions), r.versions[-1].tags) for r in records] == [(2, ["推理"])] * 3
+
+
+def test_run_batch_fetches_submits_and_builds_then_collects(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
+
+    papers = [FakePaper(f"2602.{i:05d}", title(i), f"We study sparse attention (paper {i}).") for i in range(4)]
+    with FakeArxiv(papers) as arxiv:
+        (project.root / "icml.txt").write_text("".join(p.arxiv_id + "\n" for p in papers), "utf-8")
+        venues = [dict(v) for v in project.config["venues"]]
+        venues[0]["source"] = {"type": "list", "path": "icml.txt"}
+        project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": arxiv.api_url, "timeout_s": 5})
+        configure(project, server)
+
+        submitted = cli("run", VENUE, "--batch", "--no-wait")
+        assert submitted.code == 0, submitted.err
+        assert "mkdocs serve -f" in submitted.err and summarized(project) == []
+        collected = cli("run", VENUE, "--batch")
+
+    assert collected.code == 0, collected.err
+    assert creates(server) == 1 and server.calls == 0
+    assert len(summarized(project)) == 4

@@ -97,6 +97,7 @@ class BatchEntry(_Model):
     failed: int = 0
     total: int = 0
     collected: bool = False
+    force: bool = False  # submitted with --force: its answers replace model drafts when collected
     requests: dict[str, str] = Field(default_factory=dict)  # custom_id -> answer-cache key, until collected
 
 
@@ -236,9 +237,11 @@ def _chunks(run: _Run, venue: str, jobs: list[_Job]) -> Iterator[tuple[dict[str,
             yield requests, handle
 
 
-def _submit_one(api: BatchAPI, outputs: Path, state: VenueState, requests: dict[str, str], data: IO[bytes]) -> None:
+def _submit_one(
+    api: BatchAPI, outputs: Path, state: VenueState, requests: dict[str, str], data: IO[bytes], force: bool
+) -> None:
     entry = BatchEntry(token=secrets.token_hex(8), created_after=int(time.time()) - 60, requests=requests)
-    entry.total = len(requests)
+    entry.total, entry.force = len(requests), force
     state.batches.append(entry)
     save_state(outputs, state)  # before the provider hears of it: a kill from here on is found again
     file_id = ""
@@ -296,9 +299,11 @@ def _adopt(api: BatchAPI, outputs: Path, state: VenueState) -> None:
 
 def _wait(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntry) -> Any:
     batch_id = str(entry.id)
+    first = True
     while True:
         batch = api.call("/batches", lambda: api.client.batches.retrieve(batch_id))
-        if _note(entry, batch):  # a line when the status or the counts move
+        if _note(entry, batch) or first:  # a line at the start and whenever the status or the counts move
+            first = False
             save_state(settings.outputs_dir, state)
             console.info(
                 f"batch {batch_id}: {entry.status}, {entry.completed}/{entry.total} completed, {entry.failed} failed"
@@ -324,7 +329,6 @@ class _Collect:
     run: _Run
     venue: str
     entry: BatchEntry
-    force: bool
     retries: list[_Retry] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     unrun: int = 0
@@ -335,11 +339,8 @@ class _Collect:
             return None
         self.seen.add(cid)
         record = self.run.store.get(self.venue, paper_of(cid))
-        if record is None or _select(record, self.force) is not None:
+        if record is None or _select(record, self.entry.force) is not None:
             return None
-        current = record.current
-        if current is not None and current.origin == "llm" and current.created_at >= self.entry.submitted_at:
-            return None  # saved by an earlier collection of this batch (killed before it finished)
         return _Job(record, [], self.entry.requests[cid])
 
 
@@ -386,6 +387,9 @@ def _take(c: _Collect, line: str) -> None:
             problems.append(cut_off_problem(c.run.settings.llm.max_output_tokens))
         c.retries.append(_Retry(job, usage, raw=raw, problems=problems))
         return
+    current = job.record.current
+    if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
+        return  # saved by an earlier collection of this batch that was killed before it finished (--force)
     draft = Draft(
         summary=checked.summary,
         tags=checked.tags,
@@ -530,7 +534,7 @@ def summarize_venue_batch(
     if misses:
         api = api or BatchAPI(settings.llm, venue_id)
         for requests, data in _chunks(run, venue_id, misses):
-            _submit_one(api, outputs, state, requests, data)
+            _submit_one(api, outputs, state, requests, data, force)
     if not state.open():
         return run.report
     assert api is not None
@@ -541,14 +545,14 @@ def summarize_venue_batch(
         )
         return run.report
     for entry in state.open():
-        _finish(api, run, state, entry, force)
+        _finish(api, run, state, entry)
     return run.report
 
 
-def _finish(api: BatchAPI, run: _Run, state: VenueState, entry: BatchEntry, force: bool) -> None:
+def _finish(api: BatchAPI, run: _Run, state: VenueState, entry: BatchEntry) -> None:
     """Wait for one batch, save its answers, retry the rest online, and mark it collected."""
     batch = _wait(api, run.settings, state, entry)
-    c = _Collect(run, state.venue, entry, force)
+    c = _Collect(run, state.venue, entry)
     _collect(api, c, batch)
     _retry(run, c.retries)
     entry.collected = True
