@@ -185,6 +185,7 @@ def test_no_wait_then_kill_9_while_waiting_then_again_one_batch_all_summarised(
     submitted = cli("summarize", VENUE, "--batch", "--no-wait")
     assert submitted.code == 0, submitted.err
     assert f"summarizer summarize {VENUE} --batch" in submitted.err
+    assert f"summarize {VENUE}: 200 sent in a batch, 0 failed" in submitted.err
     assert creates(server) == 1 and summarized(project) == []
     assert [b["id"] for b in state(project)["batches"]] == ["batch_0000"]
 

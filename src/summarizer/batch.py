@@ -504,7 +504,8 @@ def skip_batched(run: _Run, venue: str, jobs: list[_Job], state: VenueState | No
     pending = (state or load_state(run.settings.outputs_dir, venue)).pending_papers()
     kept = [job for job in jobs if job.record.id not in pending]
     if len(kept) < len(jobs):
-        run.report.count(f"waiting in a batch (collect: summarize {venue} --batch)", len(jobs) - len(kept))
+        label = "in a batch submitted before" if state else f"waiting in a batch (collect: summarize {venue} --batch)"
+        run.report.count(label, len(jobs) - len(kept))
     return kept
 
 
@@ -535,6 +536,7 @@ def summarize_venue_batch(
         api = api or BatchAPI(settings.llm, venue_id)
         for requests, data in _chunks(run, venue_id, misses):
             _submit_one(api, outputs, state, requests, data, force)
+        run.report.count("sent in a batch", len(misses))
     if not state.open():
         return run.report
     assert api is not None
