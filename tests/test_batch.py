@@ -376,6 +376,27 @@ def test_a_cancelled_batch_keeps_its_finished_papers(project: Project, server: F
     assert cli("status", VENUE, "--json").json()["batches"][0]["status"] == "cancelled"
 
 
+def test_a_batch_stuck_past_its_window_is_cancelled_keeping_what_it_finished(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    server.batch_step, server.batch_window_s = 2, -2 * 3600  # its window closed two hours ago
+    configure(project, server)
+    write_venue(project, 6)
+    assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
+    client = openai.OpenAI(api_key=KEY, base_url=server.base_url, max_retries=0)
+    client.batches.retrieve("batch_0000")  # validating -> in_progress
+    client.batches.retrieve("batch_0000")  # two lines answered
+    server.batch_paused = True  # and then nothing more
+
+    result = cli("summarize", VENUE, "--batch")
+
+    assert result.code == 1
+    assert "batch batch_0000 is still in_progress an hour after its window closed: cancelling it" in result.err
+    assert ("POST", "/v1/batches/batch_0000/cancel") in server.api_calls
+    assert "cancelled: 4 papers not summarised" in result.err
+    assert len(summarized(project)) == 2
+
+
 @pytest.mark.parametrize("limit", ["requests", "bytes"])
 def test_a_venue_over_one_batch_limits_is_split(
     project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch, limit: str

@@ -76,6 +76,9 @@ TERMINAL = ("completed", "failed", "expired", "cancelled")
 STATE_DIR = "state"
 # Error codes for lines the batch never ran: left for the next run, not re-asked online.
 UNRUN = ("batch_expired", "batch_cancelled")
+# A batch still running this long after its window closed is stuck (it happens: "stuck in finalizing"
+# incidents): cancel it, keep what it finished, and let the next run submit the rest.
+STUCK_AFTER_S = 3600
 
 T = TypeVar("T")
 
@@ -310,6 +313,9 @@ def _wait(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntr
             )
         if batch.status in TERMINAL:
             return batch
+        if batch.status != "cancelling" and batch.expires_at and time.time() > batch.expires_at + STUCK_AFTER_S:
+            console.warn(f"batch {batch_id} is still {batch.status} an hour after its window closed: cancelling it")
+            api.call("/batches", lambda: api.client.batches.cancel(batch_id))
         time.sleep(settings.llm.batch_poll_s)
 
 

@@ -30,7 +30,7 @@ into the output file and non-200 answers into the error file.
 ``batch_paused`` holds batches in ``in_progress``; ``batch_step`` answers
 that many lines per retrieve; ``batch_expire_after_steps`` expires a batch
 after that many steps (unanswered lines get ``batch_expired``); a cancelled
-batch keeps the lines answered so far.
+batch keeps the lines answered so far; ``batch_window_s`` sets ``expires_at``.
 
 Binds to 127.0.0.1 only; runs in a background thread; no third-party dependency.
 """
@@ -237,6 +237,7 @@ class FakeOpenAI:
         self.batch_paused = False
         self.batch_step: int | None = None
         self.batch_expire_after_steps: int | None = None
+        self.batch_window_s = 86400  # expires_at = created_at + this (negative: a window long gone)
         self.files: dict[str, dict[str, Any]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.batch_requests: list[RecordedRequest] = []
@@ -452,8 +453,8 @@ class FakeOpenAI:
             "id": batch_id, "object": "batch", "endpoint": body.get("endpoint"), "model": self.model,
             "errors": None, "input_file_id": file_id, "completion_window": body.get("completion_window"),
             "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": now,
-            "in_progress_at": None, "expires_at": now + 86400, "finalizing_at": None, "completed_at": None,
-            "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
+            "in_progress_at": None, "expires_at": now + self.batch_window_s, "finalizing_at": None,
+            "completed_at": None, "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
             "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
             "metadata": body.get("metadata"), "usage": None,
         }  # fmt: skip
