@@ -498,3 +498,18 @@ def test_run_batch_fetches_submits_and_builds_then_collects(project: Project, se
     assert collected.code == 0, collected.err
     assert creates(server) == 1 and server.calls == 0
     assert len(summarized(project)) == 4
+
+
+def test_status_shows_a_provider_batch_id_inert(project: Project, cli: RunCli) -> None:
+    hostile = "batch_\x1b]8;;https://evil.example\x07x\u202e"
+    entry = {"token": "t", "id": hostile, "status": "in_progress", "completed": 1, "failed": 0, "total": 2}
+    path = project.root / "outputs" / "state" / f"{VENUE}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"venue": VENUE, "batches": [entry]}), "utf-8")
+
+    table = cli("status", VENUE)
+
+    assert table.code == 0
+    assert "\x1b" not in table.out and "\u202e" not in table.out
+    assert "batch_\\x1b]8;;https://evil.example\\x07x\\u202e: in_progress, 1/2 completed" in table.out
+    assert cli("status", VENUE, "--json").json()["batches"][0]["id"] == hostile

@@ -65,7 +65,7 @@ from .summarize import (
     serve_cached,
     start_run,
 )
-from .textsafe import clean_line
+from .textsafe import clean_line, terminal_safe
 
 # The provider's limits per batch (OpenAI's Batch guide); module constants so tests can shrink them.
 MAX_REQUESTS = 50_000
@@ -139,6 +139,8 @@ def save_state(outputs_dir: Path, state: VenueState) -> None:
 
 def batch_rows(outputs_dir: Path, venue: str) -> list[dict[str, Any]]:
     """The venue's submitted batches, for ``status``."""
+    if not SAFE_ID.match(venue):  # a folder under outputs/records/ that no config names
+        return []
     state = load_state(outputs_dir, venue)
     keys = ("id", "status", "completed", "failed", "total")
     return [{k: getattr(b, k) for k in keys} for b in state.batches if b.id]
@@ -259,7 +261,7 @@ def _submit_one(
         raise
     _note(entry, batch)
     save_state(outputs, state)
-    console.info(f"submitted batch {batch.id}: {entry.total} requests")
+    console.info(f"submitted batch {_shown(entry.id)}: {entry.total} requests")
 
 
 def _quietly(fn: Callable[[], object]) -> None:
@@ -270,12 +272,18 @@ def _quietly(fn: Callable[[], object]) -> None:
 def _note(entry: BatchEntry, batch: Any) -> bool:
     """Copy the batch's id, status and counts into its entry; True when something changed."""
     counts = batch.request_counts
-    seen = (batch.id, batch.status, counts.completed if counts else 0, counts.failed if counts else 0)
+    done, failed = (_count(counts.completed), _count(counts.failed)) if counts else (0, 0)
+    seen = (str(batch.id), _said(batch.status)[:40], done, failed)
     before = (entry.id, entry.status, entry.completed, entry.failed)
     entry.id, entry.status, entry.completed, entry.failed = seen
-    if counts and counts.total:
-        entry.total = counts.total
+    if counts and _count(counts.total):
+        entry.total = _count(counts.total)
     return seen != before
+
+
+def _shown(batch_id: object) -> str:
+    """A batch id (the provider's words) as the terminal may show it."""
+    return terminal_safe(str(batch_id))[:200]
 
 
 def _adopt(api: BatchAPI, outputs: Path, state: VenueState) -> None:
@@ -301,7 +309,7 @@ def _adopt(api: BatchAPI, outputs: Path, state: VenueState) -> None:
 
 
 def _wait(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntry) -> Any:
-    batch_id = str(entry.id)
+    batch_id, shown = str(entry.id), _shown(entry.id)
     first = True
     while True:
         batch = api.call("/batches", lambda: api.client.batches.retrieve(batch_id))
@@ -309,12 +317,13 @@ def _wait(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntr
             first = False
             save_state(settings.outputs_dir, state)
             console.info(
-                f"batch {batch_id}: {entry.status}, {entry.completed}/{entry.total} completed, {entry.failed} failed"
+                f"batch {shown}: {entry.status}, {entry.completed}/{entry.total} completed, {entry.failed} failed"
             )
         if batch.status in TERMINAL:
             return batch
-        if batch.status != "cancelling" and batch.expires_at and time.time() > batch.expires_at + STUCK_AFTER_S:
-            console.warn(f"batch {batch_id} is still {batch.status} an hour after its window closed: cancelling it")
+        deadline = _count(batch.expires_at) + STUCK_AFTER_S
+        if batch.status != "cancelling" and deadline > STUCK_AFTER_S and time.time() > deadline:
+            console.warn(f"batch {shown} is still {entry.status} an hour after its window closed: cancelling it")
             api.call("/batches", lambda: api.client.batches.cancel(batch_id))
         time.sleep(settings.llm.batch_poll_s)
 
@@ -566,11 +575,11 @@ def _finish(api: BatchAPI, run: _Run, state: VenueState, entry: BatchEntry) -> N
     entry.collected = True
     entry.requests = {}
     save_state(run.settings.outputs_dir, state)
-    if batch.status != "completed":
+    if entry.status != "completed":
         errors = getattr(batch.errors, "data", None) or []
         why = _said("; ".join(str(e.message) for e in errors if getattr(e, "message", None)))
         run.report.fail(
-            f"batch {entry.id}",
-            f"{batch.status}{f' ({why})' if why else ''}: {c.unrun} papers not summarised; run "
+            f"batch {_shown(entry.id)}",
+            f"{entry.status}{f' ({why})' if why else ''}: {c.unrun} papers not summarised; run "
             f"`summarizer summarize {state.venue} --batch` to submit them again (or without --batch to ask online)",
         )

@@ -7,6 +7,7 @@ from typing import Any
 
 from .config import Settings
 from .store import Record, Store, Usage
+from .textsafe import terminal_safe
 
 
 def venue_status(venue: str, records: list[Record], outputs_dir: Path | None = None) -> dict[str, Any]:
@@ -86,9 +87,9 @@ def print_status(rows: list[dict[str, Any]]) -> None:
     out.print(table)
     for row in rows:
         for batch in row.get("batches", []):
+            line = f"{row['venue']} batch {batch['id']}: {batch['status']}, "
             out.print(
-                f"{row['venue']} batch {batch['id']}: {batch['status']}, "
-                f"{batch['completed']}/{batch['total']} completed, {batch['failed']} failed",
+                terminal_safe(line) + f"{batch['completed']}/{batch['total']} completed, {batch['failed']} failed",
                 markup=False,
             )
         for failure in row["failed"]:
