@@ -77,7 +77,7 @@ Commands at a glance:
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
   build [VENUE...] [--drafts]         import FILE.jsonl     export VENUE [-o FILE]
-  status [VENUE] [--json]             demo
+  status [VENUE] [--json]             demo [--batch]
 
 \b
 Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
@@ -352,11 +352,12 @@ def status(c: Context, venue: str | None, as_json: bool) -> None:
 
 
 @cli.command()
-def demo() -> None:
+@click.option("--batch", is_flag=True, help="Summarise through the stand-in provider's Batch API.")
+def demo(batch: bool) -> None:
     """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
     from .demo import run_demo
 
-    run_demo()
+    run_demo(batch=batch)
 
 
 # -- entry point ------------------------------------------------------------
