@@ -513,3 +513,21 @@ def test_status_shows_a_provider_batch_id_inert(project: Project, cli: RunCli) -
     assert "\x1b" not in table.out and "\u202e" not in table.out
     assert "batch_\\x1b]8;;https://evil.example\\x07x\\u202e: in_progress, 1/2 completed" in table.out
     assert cli("status", VENUE, "--json").json()["batches"][0]["id"] == hostile
+
+
+def test_a_batch_the_provider_does_not_know_is_forgotten_and_its_papers_submitted_again(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    configure(project, server)
+    write_venue(project, 3)
+    assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
+    server.batches.clear()  # e.g. the provider lost it, or the config now points at another account
+
+    lost = cli("summarize", VENUE, "--batch")
+
+    assert lost.code == 2
+    assert "does not know batch batch_0000 (HTTP 404): it is forgotten" in lost.err
+    assert cli("status", VENUE, "--json").json()["batches"][0]["status"] == "not found"
+    again = cli("summarize", VENUE, "--batch")
+    assert again.code == 0, again.err
+    assert_all_summarized(project, 3)

@@ -172,9 +172,9 @@ class BatchAPI:
         try:
             return fn()
         except openai.APIError as exc:
-            raise self._error(what, exc) from None
+            raise self.error(what, exc) from None
 
-    def _error(self, what: str, exc: openai.APIError) -> SummarizerError:
+    def error(self, what: str, exc: openai.APIError) -> SummarizerError:
         if isinstance(exc, openai.NotFoundError):
             return UsageError(
                 f"the provider at {self.llm.base_url} has no batch endpoint (HTTP 404 on {what}): "
@@ -197,7 +197,7 @@ class BatchAPI:
             with self.client.files.with_streaming_response.content(file_id) as response:
                 yield from response.iter_lines()
         except openai.APIError as exc:
-            raise self._error("/files", exc) from None
+            raise self.error("/files", exc) from None
 
     def upload(self, name: str, data: IO[bytes]) -> str:
         file = self.call(
@@ -312,7 +312,7 @@ def _wait(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntr
     batch_id, shown = str(entry.id), _shown(entry.id)
     first = True
     while True:
-        batch = api.call("/batches", lambda: api.client.batches.retrieve(batch_id))
+        batch = _retrieve(api, settings, state, entry)
         if _note(entry, batch) or first:  # a line at the start and whenever the status or the counts move
             first = False
             save_state(settings.outputs_dir, state)
@@ -326,6 +326,21 @@ def _wait(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntr
             console.warn(f"batch {shown} is still {entry.status} an hour after its window closed: cancelling it")
             api.call("/batches", lambda: api.client.batches.cancel(batch_id))
         time.sleep(settings.llm.batch_poll_s)
+
+
+def _retrieve(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntry) -> Any:
+    """The batch now; one the provider does not know (404) is forgotten, so its papers can be submitted again."""
+    try:
+        return api.client.batches.retrieve(str(entry.id))
+    except openai.NotFoundError:
+        entry.collected, entry.status, entry.requests = True, "not found", {}
+        save_state(settings.outputs_dir, state)
+        raise UsageError(
+            f"the provider at {settings.llm.base_url} does not know batch {_shown(entry.id)} (HTTP 404): it is "
+            f"forgotten; run `summarizer summarize {state.venue} --batch` to submit its papers again"
+        ) from None
+    except openai.APIError as exc:
+        raise api.error("/batches", exc) from None
 
 
 @dataclass
