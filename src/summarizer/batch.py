@@ -290,19 +290,28 @@ def _adopt(api: BatchAPI, outputs: Path, state: VenueState) -> None:
     """Entries without an id: the batch a killed run created (found by its token), else dropped to plan again."""
     lost = [e for e in state.batches if e.id is None]
     for entry in lost:
-        found = None
-        for batch in api.call("/batches", lambda: api.client.batches.list(limit=100)):
-            if (batch.metadata or {}).get("summarizer_token") == entry.token:
-                found = batch
-                break
-            if batch.created_at < entry.created_after:
-                break
+        found = _find(api, entry)
         if found is None:
             state.batches.remove(entry)
         else:
             _note(entry, found)
     if lost:
         save_state(outputs, state)
+
+
+def _find(api: BatchAPI, entry: BatchEntry) -> Any:
+    """The provider's batch carrying the entry's token, newest first, back to when it was submitted."""
+    try:
+        for batch in api.client.batches.list(limit=100):
+            if (batch.metadata or {}).get("summarizer_token") == entry.token:
+                return batch
+            if _count(batch.created_at) < entry.created_after:
+                return None
+    except openai.NotFoundError:  # no batch listing (or no batch endpoint): nothing to find
+        return None
+    except openai.APIError as exc:
+        raise api.error("/batches", exc) from None
+    return None
 
 
 # -- waiting and collecting --------------------------------------------------------------------------
