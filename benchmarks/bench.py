@@ -34,6 +34,7 @@ from typing import Any
 
 import yaml
 
+import batch_cost
 from summarizer.config import load_settings
 from summarizer.extract import estimate_tokens, extract_pdf, load_paper_text, model_input
 from summarizer.store import Record, Store
@@ -494,6 +495,7 @@ def main(argv: list[str] | None = None) -> int:
 
             rpm_dir = work / "rpm"
             shutil.copytree(main_dir, rpm_dir)  # the same fetched papers, for the RPM row
+            batch_dir = batch_cost.prepare(main_dir, work)  # and for the batch row
 
             print("summarize:", flush=True)
             summarized = summarize_row(res, bench, main_cfg, provider, n)
@@ -523,6 +525,7 @@ def main(argv: list[str] | None = None) -> int:
                 capped_run = rpm_row(res, bench, rpm_cfg, capped, n)
 
             tokens_rows(res, main_cfg, REAL_PDFS, provider)
+            batch_cost.rows(res, bench, batch_dir, main_dir, provider, VENUE, n)
 
         print(f"build ({BUILD_RECORDS} records):", flush=True)
         build_cfg = build_project(work / "build")

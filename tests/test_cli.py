@@ -27,6 +27,7 @@ def test_status_json_has_the_documented_shape(cli: RunCli, project: Project) -> 
         "failed": [{"id": "2601.00002", "stage": "fetch", "reason": "not a PDF (got an HTML page)"}],
         "corrupt": [],
         "usage": {"llm_calls": 1, "prompt_tokens": 1000, "completion_tokens": 200, "cost_usd": 0.00027},
+        "batches": [],
     }
     every = cli("status", "--json").json()
     assert [row["venue"] for row in every] == ["ICML2026", "ICLR2026"]

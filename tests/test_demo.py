@@ -16,6 +16,19 @@ def demo_copy(tmp_path: Path) -> Path:
     return folder
 
 
+def test_demo_offers_the_batch_path(demo_copy: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    demo.run_demo(demo_copy, batch=True)
+    err = capsys.readouterr().err
+    assert "summarize ICML2026: 5 sent in a batch, 5 summarized, 0 failed" in err
+    assert "summarize ICLR2026: 3 sent in a batch, 3 summarized, 0 failed" in err
+    assert "batch batch_0001: completed, 3/3 completed, 0 failed" in err
+    docs = demo_copy / "outputs" / "site" / "docs"
+    papers = yaml.safe_load((demo_copy / "papers.yaml").read_text("utf-8"))["papers"]
+    for paper in papers:
+        page = (docs / paper["venue"] / paper["answer"]["field"] / "index.md").read_text("utf-8")
+        assert escape_inline(paper["answer"]["summary"]) in page, paper["title"]
+
+
 def test_demo_builds_a_site_of_the_recorded_summaries(
     demo_copy: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -68,6 +68,11 @@ def split_ref(ref: str) -> tuple[str, str]:
     return venue, paper
 
 
+def _check_batch_flags(batch: bool, no_wait: bool) -> None:
+    if no_wait and not batch:
+        raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
+
+
 def finish(ok: bool) -> None:
     if not ok:
         sys.exit(1)
@@ -75,14 +80,14 @@ def finish(ok: bool) -> None:
 
 COMMAND_SURFACE = """\b
 Commands at a glance:
-  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force]
-  run VENUE [--limit N]               regen VENUE/ID [--feedback TEXT]
+  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]]
+  run VENUE [--limit N] [--batch [--no-wait]]    regen VENUE/ID [--feedback TEXT]
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
   build [VENUE...] [--drafts]         export VENUE [-o FILE]
   import FILE.jsonl [--skip-invalid] [--rejected PATH]
-  status [VENUE] [--json]             demo
+  status [VENUE] [--json]             demo [--batch]
 
 \b
 Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
@@ -147,13 +152,21 @@ def fetch(c: Context, venue: str, limit: int | None) -> None:
 @click.argument("venue")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
 @click.option("--force", is_flag=True, help="Ignore the cache and re-summarise drafts and rejected papers.")
+@click.option("--batch", is_flag=True, help="Through the provider's Batch API: half price, results within 24 h.")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit and exit; run the same command later to collect.")
 @pass_ctx
-def summarize(c: Context, venue: str, limit: int | None, force: bool) -> None:
+def summarize(c: Context, venue: str, limit: int | None, force: bool, batch: bool, no_wait: bool) -> None:
     """Write a draft summary for every fetched paper that has none."""
     from .summarize import summarize_venue
 
+    _check_batch_flags(batch, no_wait)
     with c.locked(venue) as store:
-        report = summarize_venue(c.settings, store, venue, limit=limit, force=force)
+        if batch:
+            from .batch import summarize_venue_batch
+
+            report = summarize_venue_batch(c.settings, store, venue, limit=limit, force=force, wait=not no_wait)
+        else:
+            report = summarize_venue(c.settings, store, venue, limit=limit, force=force)
     console.print_report(report)
     finish(report.ok)
 
@@ -161,14 +174,17 @@ def summarize(c: Context, venue: str, limit: int | None, force: bool) -> None:
 @cli.command()
 @click.argument("venue")
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
+@click.option("--batch", is_flag=True, help="Summarise through the provider's Batch API (half price, within 24 h).")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit and go on; run the same command later to collect.")
 @pass_ctx
-def run(c: Context, venue: str, limit: int | None) -> None:
+def run(c: Context, venue: str, limit: int | None, batch: bool, no_wait: bool) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from .pipeline import run_venue
 
+    _check_batch_flags(batch, no_wait)
     c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
     with c.locked(venue) as store:
-        ok = run_venue(c.settings, store, venue, limit=limit)
+        ok = run_venue(c.settings, store, venue, limit=limit, batch=batch, wait=not no_wait)
     finish(ok)
 
 
@@ -381,11 +397,12 @@ def _json_escape(match: re.Match[str]) -> str:
 
 
 @cli.command()
-def demo() -> None:
+@click.option("--batch", is_flag=True, help="Summarise through the stand-in provider's Batch API.")
+def demo(batch: bool) -> None:
     """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
     from .demo import run_demo
 
-    run_demo()
+    run_demo(batch=batch)
 
 
 # -- entry point ------------------------------------------------------------

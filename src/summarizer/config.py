@@ -58,6 +58,10 @@ class LLMSettings(_Section):
     input_token_budget: int = Field(6000, ge=500)
     max_output_tokens: int = Field(1024, ge=64)
     price_per_million: Price = Field(default_factory=Price)
+    # The Batch API path (`summarize --batch`): seconds between status polls, and its price as a
+    # fraction of price_per_million (OpenAI, Qwen and Groq bill batches at half price).
+    batch_poll_s: float = Field(60, gt=0)
+    batch_price_factor: float = Field(0.5, ge=0, le=1)
 
     def api_key(self) -> str:
         """The key, read from the environment only when a call needs it."""

@@ -31,6 +31,7 @@ from .testing.fake_openai import FakeOpenAI, paper_title
 
 PLACEHOLDER_KEY = "demo-placeholder-not-a-real-key"
 REPLAY_LATENCY_S = 0.3  # a little model latency, so the progress and the overlap are visible
+BATCH_POLL_S = 0.3  # `demo --batch`: the stand-in's batches finish in four polls
 
 
 @dataclass
@@ -79,13 +80,18 @@ def replay(papers: list[DemoPaper]) -> Any:
     return answer
 
 
-def _run_stages(settings: Settings, store: Store) -> bool:
+def _run_stages(settings: Settings, store: Store, batch: bool) -> bool:
+    from .batch import summarize_venue_batch
+
     ok = True
     for venue in settings.venues:
         with store.lock(venue.id):
             fetched = fetch_venue(settings, store, venue.id)
             console.print_report(fetched)
-            summarized = summarize_venue(settings, store, venue.id)
+            if batch:
+                summarized = summarize_venue_batch(settings, store, venue.id)
+            else:
+                summarized = summarize_venue(settings, store, venue.id)
             console.print_report(summarized)
         ok = ok and fetched.ok and summarized.ok
     return ok
@@ -115,8 +121,11 @@ def _closing_note(settings: Settings, site_root: Path) -> None:
     out.print("    export OPENAI_API_KEY=sk-...  &&  .venv/bin/summarizer run ICML2026", markup=False)
 
 
-def run_demo(folder: Path | None = None) -> None:
-    """Run the demo in ``folder`` (default: the checkout's examples/demo); its outputs land there."""
+def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
+    """Run the demo in ``folder`` (default: the checkout's examples/demo); its outputs land there.
+
+    ``batch``: summarise through the stand-in's Batch API (``summarize --batch``), polling quickly.
+    """
     folder = folder or demo_dir()
     settings = load_settings(folder / "config.yaml")
     papers = load_papers(folder / "papers.yaml")
@@ -132,7 +141,8 @@ def run_demo(folder: Path | None = None) -> None:
     ):
         settings.arxiv.api_url = arxiv_stub.api_url
         settings.llm.base_url = provider.base_url
-        ok = _run_stages(settings, store)
+        settings.llm.batch_poll_s = min(settings.llm.batch_poll_s, BATCH_POLL_S)
+        ok = _run_stages(settings, store, batch)
         _approve_drafts(settings, store)
         report = build_site(settings, store, None, drafts=False)
         report.print()

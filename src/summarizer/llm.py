@@ -260,19 +260,8 @@ class LLMClient:
 
     # -- parameters a model may refuse -------------------------------------------
     def _sampling_params(self, max_tokens: int) -> dict[str, Any]:
-        """``max_tokens`` and ``temperature``, as this model takes them.
-
-        OpenAI's reasoning models (o-series, gpt-5) answer 400 to ``max_tokens``
-        (they take ``max_completion_tokens``) and to any non-default temperature;
-        most other OpenAI-compatible servers know only ``max_tokens``.  So ask the
-        common way first and switch for the rest of the run when refused.
-        """
-        params: dict[str, Any] = {}
-        if "temperature" not in self._refused_params:
-            params["temperature"] = self.settings.temperature
-        token_param = "max_completion_tokens" if "max_tokens" in self._refused_params else "max_tokens"
-        params[token_param] = max_tokens
-        return params
+        """``max_tokens`` and ``temperature``, as this model takes them (see ``sampling_params``)."""
+        return sampling_params(self.settings, max_tokens, self._refused_params)
 
     def _learn_unsupported(self, exc: openai.BadRequestError) -> bool:
         """True when the 400 refused ``max_tokens`` or ``temperature`` for the first time (ask again without it)."""
@@ -303,13 +292,7 @@ class LLMClient:
     # -- one HTTP call ----------------------------------------------------------
     async def _call(self, state: _CallState, schema: dict[str, Any], max_tokens: int) -> tuple[str, str | None]:
         mode = self.mode()
-        if mode == "json_schema":
-            response_format: dict[str, Any] = {
-                "type": "json_schema",
-                "json_schema": {"name": "paper_summary", "strict": True, "schema": schema},
-            }
-        else:
-            response_format = {"type": "json_object"}
+        response_format = response_format_for(mode, schema)
         messages = state.messages if mode == "json_schema" else _with_schema(state.messages, schema)
         estimate = sum(estimate_tokens(m["content"]) for m in messages) + max_tokens
         await self.limiter.acquire(estimate)
@@ -366,8 +349,9 @@ class LLMClient:
         validate: Callable[[str], T],
         *,
         paper_id: str | None = None,
+        max_attempts: int | None = None,
     ) -> Validated[T]:
-        """Ask until ``validate`` accepts the answer, within ``llm.max_attempts`` calls.
+        """Ask until ``validate`` accepts the answer, within ``llm.max_attempts`` calls (or ``max_attempts``).
 
         Raises ``OutputInvalidError`` (last raw output kept), ``LLMError`` for a
         transport failure, ``AuthenticationFailed`` on a 401.  Every raised
@@ -389,7 +373,7 @@ class LLMClient:
             return random.uniform(0, ceiling)
 
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(self.settings.max_attempts),
+            stop=stop_after_attempt(max_attempts or self.settings.max_attempts),
             wait=wait,
             retry=retry_if_exception(_retryable),
             reraise=True,
@@ -404,10 +388,7 @@ class LLMClient:
                     except InvalidAnswer as exc:
                         problems = list(exc.problems)
                         if finish == "length":
-                            problems.append(
-                                f"the answer was cut off at {max_tokens} tokens (llm.max_output_tokens): "
-                                "answer shorter, with the JSON object complete"
-                            )
+                            problems.append(cut_off_problem(max_tokens))
                         state.last_problems = problems
                         state.messages = [*messages, *_reask_messages(content, problems)]
                         raise _Reask(problems, content) from None
@@ -446,12 +427,54 @@ class LLMClient:
         raise error
 
 
+def sampling_params(
+    llm: LLMSettings, max_tokens: int, refused: set[str] | frozenset[str] = frozenset()
+) -> dict[str, Any]:
+    """``max_tokens`` and ``temperature``, as the model takes them (``refused``: what it refused this run).
+
+    OpenAI's reasoning models (o-series, gpt-5) answer 400 to ``max_tokens``
+    (they take ``max_completion_tokens``) and to any non-default temperature;
+    most other OpenAI-compatible servers know only ``max_tokens``.  So ask the
+    common way first and switch for the rest of the run when refused.
+    """
+    params: dict[str, Any] = {}
+    if "temperature" not in refused:
+        params["temperature"] = llm.temperature
+    token_param = "max_completion_tokens" if "max_tokens" in refused else "max_tokens"
+    params[token_param] = max_tokens
+    return params
+
+
+def response_format_for(mode: Mode, schema: dict[str, Any]) -> dict[str, Any]:
+    if mode == "json_schema":
+        return {"type": "json_schema", "json_schema": {"name": "paper_summary", "strict": True, "schema": schema}}
+    return {"type": "json_object"}
+
+
+def chat_request(llm: LLMSettings, messages: list[dict[str, str]], schema: dict[str, Any]) -> dict[str, Any]:
+    """The request body the online path sends first for ``messages`` (the batch path writes the same)."""
+    mode: Mode = "json_object" if llm.structured_output == "json_object" else "json_schema"
+    return {
+        "model": llm.model,
+        "messages": messages if mode == "json_schema" else _with_schema(messages, schema),
+        "response_format": response_format_for(mode, schema),
+        **sampling_params(llm, llm.max_output_tokens),
+    }
+
+
 def _with_schema(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
     """In json_object mode the provider does not enforce the schema: state it in the system prompt."""
     note = "\n\n输出的 JSON 对象必须符合这个 JSON Schema：\n" + json.dumps(schema, ensure_ascii=False)
     if messages and messages[0]["role"] == "system":
         return [{"role": "system", "content": messages[0]["content"] + note}, *messages[1:]]
     return [{"role": "system", "content": note.strip()}, *messages]
+
+
+def cut_off_problem(max_tokens: int) -> str:
+    return (
+        f"the answer was cut off at {max_tokens} tokens (llm.max_output_tokens): "
+        "answer shorter, with the JSON object complete"
+    )
 
 
 def _reask_messages(raw: str, problems: list[str]) -> list[dict[str, str]]:

@@ -11,7 +11,9 @@ from .store import Record, Store, Usage
 from .textsafe import terminal_safe
 
 
-def venue_status(venue: str, records: list[Record], corrupt: list[Path] | None = None) -> dict[str, Any]:
+def venue_status(
+    venue: str, records: list[Record], corrupt: list[Path] | None = None, outputs_dir: Path | None = None
+) -> dict[str, Any]:
     usage = Usage()
     by_status = {"draft": 0, "approved": 0, "rejected": 0}
     failed = []
@@ -37,7 +39,15 @@ def venue_status(venue: str, records: list[Record], corrupt: list[Path] | None =
             "completion_tokens": usage.completion_tokens,
             "cost_usd": round(usage.cost_usd, 6),
         },
+        "batches": _batches(outputs_dir, venue),
     }
+
+
+def _batches(outputs_dir: Path | None, venue: str) -> list[dict[str, Any]]:
+    """The venue's Batch API batches (``summarize --batch``): id, status, completed, failed, total."""
+    from .batch import batch_rows
+
+    return batch_rows(outputs_dir, venue) if outputs_dir is not None else []
 
 
 def known_venues(settings: Settings, store: Store) -> list[str]:
@@ -51,9 +61,9 @@ def all_status(settings: Settings, store: Store) -> list[dict[str, Any]]:
 
 
 def store_status(store: Store, venue: str) -> dict[str, Any]:
-    """The venue's status from its readable records, naming the corrupt ones it skipped."""
+    """The venue's status from its readable records (naming the corrupt ones it skipped) and its batches."""
     records = store.records(venue)
-    return venue_status(venue, records, store.corrupt_in(venue))
+    return venue_status(venue, records, store.corrupt_in(venue), store.outputs_dir)
 
 
 def print_status(rows: list[dict[str, Any]]) -> None:
@@ -87,6 +97,12 @@ def print_status(rows: list[dict[str, Any]]) -> None:
         )  # fmt: skip
     out.print(table)
     for row in rows:
+        for batch in row.get("batches", []):
+            line = f"{row['venue']} batch {batch['id']}: {batch['status']}, "
+            out.print(
+                terminal_safe(line) + f"{batch['completed']}/{batch['total']} completed, {batch['failed']} failed",
+                markup=False,
+            )
         for failure in row["failed"]:
             line = f"{row['venue']}/{clip(failure['id'])} [{failure['stage']}]: {clip(failure['reason'], 300)}"
             out.print(terminal_safe(line), markup=False)

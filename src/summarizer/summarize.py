@@ -339,10 +339,20 @@ def _cached_draft(entry: dict[str, Any], settings: Settings, prompt_hash: str) -
 
 
 async def _ask(
-    client: LLMClient, settings: Settings, prompts: Prompts, messages: list[dict[str, str]], paper_id: str
+    client: LLMClient,
+    settings: Settings,
+    prompts: Prompts,
+    messages: list[dict[str, str]],
+    paper_id: str,
+    *,
+    max_attempts: int | None = None,
 ) -> tuple[Draft, Usage]:
     result = await client.complete_validated(
-        messages, response_schema(settings), lambda raw: parse_answer(raw, settings), paper_id=paper_id
+        messages,
+        response_schema(settings),
+        lambda raw: parse_answer(raw, settings),
+        paper_id=paper_id,
+        max_attempts=max_attempts,
     )
     checked = result.value
     draft = Draft(
@@ -525,16 +535,20 @@ async def _run_jobs(run: _Run, jobs: list[_Job], bar: console.ProgressBar) -> No
             await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def summarize_venue(
-    settings: Settings, store: Store, venue_id: str, *, limit: int | None = None, force: bool = False
-) -> StageReport:
-    """Summarise the venue's fetched papers that have no summary yet (see the module doc)."""
+def start_run(settings: Settings, store: Store, venue_id: str) -> _Run:
+    """A summarize run over one configured venue (the report carries the run's usage)."""
     settings.venue(venue_id)
-    prompts = Prompts.load(settings)
-    run = _Run(settings, store, prompts, AnswerCache(settings.cache_dir), StageReport("summarize", venue_id))
+    run = _Run(
+        settings, store, Prompts.load(settings), AnswerCache(settings.cache_dir), StageReport("summarize", venue_id)
+    )
     run.report.usage = run.usage
+    return run
 
-    records = store.records(venue_id)
+
+def plan_jobs(run: _Run, venue_id: str, *, limit: int | None = None, force: bool = False) -> list[_Job]:
+    """The venue's papers that need a summary, with their messages and cache keys (skips counted)."""
+    settings, prompts = run.settings, run.prompts
+    records = run.store.records(venue_id)
     if not records:
         console.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
     jobs: list[_Job] = []
@@ -555,17 +569,33 @@ def summarize_venue(
             continue
         messages = prompts.messages(settings, record, sections)
         jobs.append(_Job(record, messages, AnswerCache.key(settings, prompts.hash, messages)))
+    return jobs
 
+
+def serve_cached(run: _Run, jobs: list[_Job], bar: console.ProgressBar, *, force: bool = False) -> list[_Job]:
+    """Save every job whose answer is cached (unless ``force``); the rest (the misses) are returned."""
+    misses: list[_Job] = []
+    for job in jobs:
+        entry = None if force else run.cache.get(job.key)
+        draft = _cached_draft(entry, run.settings, run.prompts.hash) if entry else None
+        if draft is None:
+            misses.append(job)
+        else:
+            run.succeed(job, draft, Usage())
+            bar.advance(run.note())
+    return misses
+
+
+def summarize_venue(
+    settings: Settings, store: Store, venue_id: str, *, limit: int | None = None, force: bool = False
+) -> StageReport:
+    """Summarise the venue's fetched papers that have no summary yet (see the module doc)."""
+    from .batch import skip_batched
+
+    run = start_run(settings, store, venue_id)
+    jobs = skip_batched(run, venue_id, plan_jobs(run, venue_id, limit=limit, force=force))
     with console.progress(f"summarize {venue_id}", total=len(jobs)) as bar:
-        misses: list[_Job] = []
-        for job in jobs:
-            entry = None if force else run.cache.get(job.key)
-            draft = _cached_draft(entry, settings, prompts.hash) if entry else None
-            if draft is None:
-                misses.append(job)
-            else:
-                run.succeed(job, draft, Usage())
-                bar.advance(run.note())
+        misses = serve_cached(run, jobs, bar, force=force)
         if misses:
             asyncio.run(_run_jobs(run, misses, bar))
     return run.report

@@ -18,20 +18,37 @@ makes it refuse ``response_format: json_schema`` with a 400 like DeepSeek;
 Retry-After when it is exceeded.  Every request is recorded (headers, body,
 status, timing), and the peak number in flight is tracked.
 
+It also speaks the Batch API as the openai SDK uses it (``batch_api=False``
+answers 404 there, like a provider without one): ``POST /v1/files``
+(multipart, purpose ``batch``), ``GET /v1/files/{id}/content``,
+``POST /v1/batches``, ``GET /v1/batches[/{id}]`` and ``POST
+/v1/batches/{id}/cancel``.  A batch moves ``validating → in_progress →
+finalizing → completed``, one step per retrieve; its lines are answered
+like online requests (the same answer function and faults, recorded in
+``batch_requests`` with ``batch_id`` set, never in ``requests``), successes
+into the output file and non-200 answers into the error file.
+``batch_paused`` holds batches in ``in_progress``; ``batch_step`` answers
+that many lines per retrieve; ``batch_expire_after_steps`` expires a batch
+after that many steps (unanswered lines get ``batch_expired``); a cancelled
+batch keeps the lines answered so far; ``batch_window_s`` sets ``expires_at``.
+
 Binds to 127.0.0.1 only; runs in a background thread; no third-party dependency.
 """
 
 from __future__ import annotations
 
+import email.parser
+import email.policy
 import json
 import re
 import threading
 import time
 from collections import defaultdict, deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 __all__ = ["FakeOpenAI", "Fault", "RecordedRequest", "default_answer", "paper_title"]
 
@@ -112,6 +129,7 @@ class RecordedRequest:
     status: int = 0
     fault: str | None = None
     content: str | None = None  # what the server answered as the message content
+    batch_id: str | None = None  # set for a line of a batch
 
     @property
     def title(self) -> str:
@@ -190,6 +208,7 @@ class FakeOpenAI:
         fault_for: Callable[[RecordedRequest], Fault | None] | None = None,
         model: str = "fake-model",
         unsupported: frozenset[str] = frozenset(),
+        batch_api: bool = True,
     ):
         """``unsupported``: request parameters refused with a 400, as OpenAI's reasoning models
         refuse ``max_tokens`` (they take ``max_completion_tokens``) and a non-default ``temperature``."""
@@ -213,6 +232,17 @@ class FakeOpenAI:
         self._stop = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        # The Batch API.
+        self.batch_api = batch_api
+        self.batch_paused = False
+        self.batch_step: int | None = None
+        self.batch_expire_after_steps: int | None = None
+        self.batch_window_s = 86400  # expires_at = created_at + this (negative: a window long gone)
+        self.files: dict[str, dict[str, Any]] = {}
+        self.batches: dict[str, dict[str, Any]] = {}
+        self.batch_requests: list[RecordedRequest] = []
+        self.api_calls: list[tuple[str, str]] = []  # (method, path) of every files/batches request
+        self._batch_work: dict[str, _BatchWork] = {}
 
     # -- lifecycle ------------------------------------------------------------
     def start(self) -> FakeOpenAI:
@@ -305,11 +335,11 @@ class FakeOpenAI:
                 return None
             return (1 - self._bucket) / rate
 
-    def handle(self, request: RecordedRequest) -> tuple[int, dict[str, str], dict[str, Any]]:
-        """(status, extra headers, JSON body) for one request."""
+    def handle(self, request: RecordedRequest, *, batch: bool = False) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """(status, extra headers, JSON body) for one request (a batch line: no RPM cap, no latency)."""
         if not request.path.rstrip("/").endswith("/chat/completions"):
             return 404, {}, _error("not found", "invalid_request_error")
-        wait = self._over_rpm()
+        wait = None if batch else self._over_rpm()
         if wait is not None:
             request.fault = "rpm_cap"
             return 429, {"retry-after": f"{wait:.3f}"}, _error("Rate limit reached for requests", "rate_limit")
@@ -319,7 +349,7 @@ class FakeOpenAI:
             return 400, {}, _unsupported(refused)
         fault = self._pick_fault(request)
         request.fault = fault.kind if fault else None
-        if self.latency:
+        if self.latency and not batch:
             self._stop.wait(self.latency)
         if fault is None or fault.kind in ("english", "unknown_field", "truncated", "multi_paragraph", "empty"):
             if not self.json_schema and request.response_format == "json_schema":
@@ -346,9 +376,164 @@ class FakeOpenAI:
         if kind == "refuse_json_schema":
             return 400, {}, _error("This response_format type is unavailable now", "invalid_request_error")
         if kind == "hang":
-            self._stop.wait(fault.seconds)
+            self._stop.wait(0 if batch else fault.seconds)
             return 504, {}, _error("gateway timeout", "timeout")
         raise ValueError(f"unknown fault {kind!r}")
+
+    # -- the Batch API -----------------------------------------------------------------------
+    @property
+    def batches_created(self) -> int:
+        return len(self.batches)
+
+    def handle_api(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, str, bytes]:
+        """(status, content type, body) for a ``/files`` or ``/batches`` request."""
+        with self._lock:
+            self.api_calls.append((method, path))
+            if not self.batch_api:
+                return _json(404, _error(f"Invalid URL ({method} {urlsplit(path).path})", "invalid_request_error"))
+            parts = urlsplit(path).path.strip("/").split("/")[1:]  # after "v1"
+            query = {k: v[0] for k, v in parse_qs(urlsplit(path).query).items()}
+            try:
+                return self._route(method, parts, query, headers, raw)
+            except KeyError:
+                return _json(404, _error("No such object", "invalid_request_error"))
+
+    def _route(
+        self, method: str, parts: list[str], query: dict[str, str], headers: dict[str, str], raw: bytes
+    ) -> tuple[int, str, bytes]:
+        if method == "POST" and parts == ["files"]:
+            return _json(200, self._upload(headers.get("content-type", ""), raw))
+        if method == "GET" and len(parts) == 3 and parts[0] == "files" and parts[2] == "content":
+            return 200, "application/octet-stream", self.files[parts[1]]["data"]
+        if method == "POST" and parts == ["batches"]:
+            return self._create_batch(json.loads(raw or b"{}"))
+        if method == "GET" and parts == ["batches"]:
+            return _json(200, self._list_batches(int(query.get("limit", 20)), query.get("after")))
+        if method == "GET" and len(parts) == 2 and parts[0] == "batches":
+            batch = self.batches[parts[1]]
+            self._advance(batch)
+            return _json(200, batch)
+        if method == "POST" and len(parts) == 3 and parts[0] == "batches" and parts[2] == "cancel":
+            batch = self.batches[parts[1]]
+            if batch["status"] in ("validating", "in_progress", "finalizing"):
+                batch["status"], batch["cancelling_at"] = "cancelling", int(time.time())
+            return _json(200, batch)
+        return _json(404, _error("not found", "invalid_request_error"))
+
+    def _upload(self, content_type: str, raw: bytes) -> dict[str, Any]:
+        message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
+            b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw
+        )
+        fields: dict[str, Any] = {}
+        filename = "upload"
+        for part in message.iter_parts():
+            name = part.get_param("name", header="content-disposition")
+            filename = part.get_filename() or filename
+            fields[str(name)] = part.get_payload(decode=True)
+        return self._add_file(fields.get("file") or b"", filename, (fields.get("purpose") or b"").decode())
+
+    def _add_file(self, data: bytes, filename: str, purpose: str) -> dict[str, Any]:
+        file_id = f"file-{len(self.files):04d}"
+        now = int(time.time())
+        obj = {
+            "id": file_id, "object": "file", "bytes": len(data), "created_at": now, "filename": filename,
+            "purpose": purpose, "status": "processed", "expires_at": now + 30 * 86400, "status_details": None,
+        }  # fmt: skip
+        self.files[file_id] = {"data": data, "object": obj}
+        return obj
+
+    def _create_batch(self, body: dict[str, Any]) -> tuple[int, str, bytes]:
+        file_id = str(body.get("input_file_id"))
+        if file_id not in self.files:
+            return _json(400, _error(f"No file with id {file_id}", "invalid_request_error"))
+        batch_id = f"batch_{len(self.batches):04d}"
+        now = int(time.time())
+        lines = self.files[file_id]["data"].decode("utf-8").splitlines()
+        batch = {
+            "id": batch_id, "object": "batch", "endpoint": body.get("endpoint"), "model": self.model,
+            "errors": None, "input_file_id": file_id, "completion_window": body.get("completion_window"),
+            "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": now,
+            "in_progress_at": None, "expires_at": now + self.batch_window_s, "finalizing_at": None,
+            "completed_at": None, "failed_at": None, "expired_at": None, "cancelling_at": None, "cancelled_at": None,
+            "request_counts": {"total": len(lines), "completed": 0, "failed": 0},
+            "metadata": body.get("metadata"), "usage": None,
+        }  # fmt: skip
+        self.batches[batch_id] = batch
+        self._batch_work[batch_id] = _BatchWork(lines=lines)
+        return _json(200, batch)
+
+    def _list_batches(self, limit: int, after: str | None) -> dict[str, Any]:
+        ordered = sorted(self.batches.values(), key=lambda b: b["id"], reverse=True)  # newest first
+        if after is not None:
+            ordered = [b for b in ordered if b["id"] < after]
+        page = ordered[:limit]
+        return {
+            "object": "list",
+            "data": page,
+            "first_id": page[0]["id"] if page else None,
+            "last_id": page[-1]["id"] if page else None,
+            "has_more": len(ordered) > limit,
+        }
+
+    def _advance(self, batch: dict[str, Any]) -> None:
+        """One lifecycle step per retrieve."""
+        work = self._batch_work[batch["id"]]
+        now = int(time.time())
+        status = batch["status"]
+        if status == "validating":
+            problem = _invalid_batch(work.lines)
+            if problem is not None:
+                batch.update(status="failed", failed_at=now, errors={"object": "list", "data": [problem]})
+            else:
+                batch.update(status="in_progress", in_progress_at=now)
+        elif status == "in_progress" and not self.batch_paused:
+            work.steps += 1
+            end = len(work.lines) if self.batch_step is None else work.done + self.batch_step
+            self._answer_lines(batch, work, end)
+            if work.done >= len(work.lines):
+                batch.update(status="finalizing", finalizing_at=now)
+            elif self.batch_expire_after_steps is not None and work.steps >= self.batch_expire_after_steps:
+                self._close(batch, work, "expired", "batch_expired")
+        elif status == "finalizing":
+            self._close(batch, work, "completed", "")
+        elif status == "cancelling":
+            self._close(batch, work, "cancelled", "batch_cancelled")
+
+    def _answer_lines(self, batch: dict[str, Any], work: _BatchWork, end: int) -> None:
+        for line in work.lines[work.done : end]:
+            item = json.loads(line)
+            body = item.get("body") if isinstance(item.get("body"), dict) else {}
+            request = RecordedRequest(
+                index=len(self.batch_requests), path=str(item.get("url")), headers={}, body=body,
+                raw_body=json.dumps(body, ensure_ascii=False), started=time.monotonic(), batch_id=batch["id"],
+            )  # fmt: skip
+            self.batch_requests.append(request)
+            self._lock.release()  # handle() takes the lock itself
+            try:
+                status, _headers, payload = self.handle(request, batch=True)
+            finally:
+                self._lock.acquire()
+            request.status, request.finished = status, time.monotonic()
+            response = {"status_code": status, "request_id": f"req_{request.index}", "body": payload}
+            out = {"id": f"batch_req_{request.index}", "custom_id": item.get("custom_id"), "response": response}
+            (work.output if status == 200 else work.errors).append({**out, "error": None})
+            batch["request_counts"]["completed" if status == 200 else "failed"] += 1
+            work.done += 1
+
+    def _close(self, batch: dict[str, Any], work: _BatchWork, status: str, unfinished_code: str) -> None:
+        """The final state: output and error files written (unanswered lines as errors with ``unfinished_code``)."""
+        for line in work.lines[work.done :]:
+            custom_id = json.loads(line).get("custom_id")
+            message = f"This request was not executed before the batch was {status}."
+            error = {"code": unfinished_code, "message": message}
+            work.errors.append({"id": None, "custom_id": custom_id, "response": None, "error": error})
+            batch["request_counts"]["failed"] += 1
+        work.done = len(work.lines)
+        for key, rows in (("output_file_id", work.output[::-1]), ("error_file_id", work.errors)):  # any order
+            if rows:
+                data = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows).encode("utf-8")
+                batch[key] = self._add_file(data, f"{batch['id']}_{key}.jsonl", "batch_output")["id"]
+        batch.update(status=status, **{f"{status}_at": int(time.time())})
 
     def _completion(self, request: RecordedRequest, fault: Fault | None) -> dict[str, Any]:
         produced = self.answer(request.body)
@@ -408,6 +593,39 @@ class _Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
+@dataclass
+class _BatchWork:
+    lines: list[str]
+    done: int = 0
+    steps: int = 0
+    output: list[dict[str, Any]] = field(default_factory=list)
+    errors: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _invalid_batch(lines: list[str]) -> dict[str, Any] | None:
+    """The first reason OpenAI's validation would fail this input file, as a batch error."""
+    if not lines:
+        return {"code": "empty_file", "line": None, "message": "The input file is empty.", "param": None}
+    seen: set[str] = set()
+    for number, line in enumerate(lines, 1):
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            item = None
+        if not isinstance(item, dict) or item.get("method") != "POST" or not isinstance(item.get("body"), dict):
+            return {"code": "invalid_json_line", "line": number, "message": "Invalid request line.", "param": None}
+        custom_id = str(item.get("custom_id"))
+        if custom_id in seen:
+            message = f"The custom_id {custom_id} is duplicated."
+            return {"code": "duplicate_custom_id", "line": number, "message": message, "param": None}
+        seen.add(custom_id)
+    return None
+
+
+def _json(status: int, payload: dict[str, Any]) -> tuple[int, str, bytes]:
+    return status, "application/json", json.dumps(payload, ensure_ascii=False).encode("utf-8")
+
+
 def _error(message: str, code: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": code, "param": None, "code": code}}
 
@@ -437,9 +655,29 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
 
+        def _api(self, method: str, raw: bytes) -> bool:
+            """The Batch API's routes; False for anything else."""
+            route = urlsplit(self.path).path
+            if not (route.startswith("/v1/files") or route.startswith("/v1/batches")):
+                return False
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            status, content_type, data = server.handle_api(method, self.path, headers, raw)
+            try:
+                self.send_response(status)
+                self.send_header("content-type", content_type)
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:
+                self.close_connection = True
+            return True
+
         def do_POST(self) -> None:
             length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length).decode("utf-8", "replace") if length else ""
+            data = self.rfile.read(length) if length else b""
+            if self._api("POST", data):
+                return
+            raw = data.decode("utf-8", "replace")
             try:
                 body = json.loads(raw) if raw else {}
             except json.JSONDecodeError:
@@ -476,6 +714,8 @@ def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self.close_connection = True
 
         def do_GET(self) -> None:
+            if self._api("GET", b""):
+                return
             self.send_response(404)
             self.send_header("content-length", "0")
             self.end_headers()
