@@ -175,3 +175,25 @@ def test_import_tells_what_it_changed_and_takes_a_bom(cli: RunCli, project: Proj
     assert result.code == 2 and "bad.jsonl:1: url: not an http(s) URL" in result.err
     missing = cli("import", str(project.root / "nofile.jsonl"))
     assert missing.code == 2 and "nofile.jsonl: file not found" in missing.err
+
+
+def test_an_import_that_fails_half_way_writes_nothing(
+    cli: RunCli, project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from summarizer import exchange
+
+    real = exchange._import_line
+    calls = {"n": 0}
+
+    def fail_on_the_third(*args: Any, **kwargs: Any) -> Any:
+        calls["n"] += 1
+        if calls["n"] == 3:
+            raise OSError(28, "No space left on device")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(exchange, "_import_line", fail_on_the_third)
+    path = project.write_jsonl("in.jsonl", HOSTILE)
+    result = cli("import", str(path))
+    assert result.code == 1 and "No space left on device" in result.err
+    records = project.root / "outputs" / "records"
+    assert not list(records.rglob("*.json")) and not list(records.rglob("*.tmp"))  # no record, no temp file

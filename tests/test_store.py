@@ -149,3 +149,25 @@ def test_the_same_failure_again_leaves_the_record_unchanged(tmp_path: Path) -> N
     assert store.save(record) is False
     record.fail("fetch", "HTTP 404")
     assert store.save(record) is True and record.failures["fetch"].reason == "HTTP 404"
+
+
+def test_all_or_nothing_lands_every_save_together_or_none(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    first, second = (
+        Record(venue="ICML2026", id="2601.00001", title="A"),
+        Record(venue="ICML2026", id="2601.00002", title="B"),
+    )
+    with pytest.raises(RuntimeError), store.all_or_nothing():
+        store.save(first)
+        store.save(second)
+        raise RuntimeError("a crash half way")
+    assert not any(p.is_file() for p in tmp_path.rglob("*"))  # no record, no temp file
+    with store.all_or_nothing():
+        assert store.save(first) and store.save(second)
+        assert store.get("ICML2026", "2601.00001") is None  # not in place until the block ends
+        first.title = "A, again"
+        assert store.save(first)  # a second save of one record inside the block replaces the first
+    assert store.load("ICML2026", "2601.00001").title == "A, again"
+    assert sorted(p.name for p in store.venue_dir("ICML2026").iterdir()) == ["2601.00001.json", "2601.00002.json"]
+    with store.all_or_nothing():
+        assert not store.save(second)  # unchanged: nothing written

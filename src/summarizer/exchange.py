@@ -406,6 +406,7 @@ def import_jsonl(
     with contextlib.ExitStack() as locks:
         for venue in sorted({checked.line.venue for checked in parsed.good}):
             locks.enter_context(store.lock(venue))
+        locks.enter_context(store.all_or_nothing())
         for checked in parsed.good:
             if _import_line(checked, store, result) and checked.warnings:
                 result.warned_lines += 1
