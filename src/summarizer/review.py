@@ -376,7 +376,7 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
         record.fail("summarize", exc.reason, attempts=exc.attempt, raw_output=exc.raw_output)
         store.save(record)
         raise
-    version = add_llm_version(record, draft, feedback=feedback)
+    version = add_llm_version(record, draft, feedback=feedback, settings=settings)
     record.usage.add(usage)
     store.save(record)
     console.info(f"{venue}/{paper_id}: version {version.number} written by {draft.model} ({console.usage_line(usage)})")
@@ -387,3 +387,23 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
         )
     else:
         console.info(f"review it: summarizer review show {venue}/{paper_id}")
+
+
+class ChangedSince(UsageError):
+    """An action based on an older view of the paper (the review desk): refused, nothing saved."""
+
+
+def require_version(store: Store, venue: str, paper_id: str, expected: int | None, *, status: str | None = None) -> Record:
+    """The paper, if its newest version is still ``expected`` (and its status still ``status``); call locked.
+
+    The review desk sends the version a page showed with every action, so an action
+    taken on a page the CLI or another tab has changed since is refused, not applied.
+    """
+    record = store.load(venue, paper_id)
+    now = record.current.number if record.current else None
+    if now != expected or (status is not None and status_label(record) != status):
+        raise ChangedSince(
+            f"{venue}/{paper_id} changed since this page was loaded (now version {now}, {status_label(record)}): "
+            "nothing saved; reload to see the change"
+        )
+    return record

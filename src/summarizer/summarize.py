@@ -268,12 +268,20 @@ class Draft(CheckedSummary):
     cached: bool = False
 
 
-def add_llm_version(record: Record, draft: Draft, *, feedback: str | None = None) -> Version:
+def add_llm_version(
+    record: Record, draft: Draft, *, feedback: str | None = None, settings: Settings | None = None
+) -> Version:
     """Add ``draft`` as the record's newest version (origin llm) and clear its summarize failure.
 
     The record's status is not touched: on an approved record the new version
     is a pending draft (clarification 2); the approved one stays published.
+    With ``settings`` the suspicion warnings (numbers not in the paper, …) are stored with it.
     """
+    warnings = list(draft.warnings)
+    if settings is not None:
+        from .suspicion import merge, record_warnings
+
+        warnings = merge(warnings, record_warnings(settings, record, draft.summary, draft.tags, draft.field))
     version = record.add_version(
         draft.summary,
         draft.tags,
@@ -281,7 +289,7 @@ def add_llm_version(record: Record, draft: Draft, *, feedback: str | None = None
         "llm",
         model=draft.model,
         prompt_hash=draft.prompt_hash,
-        warnings=list(draft.warnings),
+        warnings=warnings,
         feedback=(feedback or None),
     )
     record.clear_failure("summarize")
@@ -416,7 +424,7 @@ class _Run:
         if record.status == "rejected":
             record.status = "draft"  # --force: the new summary goes back to review
             self.report.count("back in review (were rejected)")
-        add_llm_version(record, draft)
+        add_llm_version(record, draft, settings=self.settings)
         record.usage.add(usage)
         self.store.save(record)
 
