@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from browser import MATHJAX_JS
 from conftest import Project
-
 from summarizer.store import FetchState, Record
 
 VENUE = "ICLR2026"
@@ -23,9 +22,24 @@ DUPLICATE_OF = (3, 4)  # paper 4 gets paper 3's summary, nearly word for word
 NO_NUMBER = 5  # its summary has no number, though its abstract reports 2.1x
 WRONG_FIELD = 7  # put in image generation: nothing in common with the field's description
 FIELDS = [
-    {"id": "llm_pretraining", "emoji": "📚", "name": "预训练", "description": "语言模型预训练：scaling law, data mixture"},
-    {"id": "llm_reasoning", "emoji": "💡", "name": "LLM 推理", "description": "大模型推理与推理效率：inference, attention, KV cache"},
-    {"id": "image_generation", "emoji": "🎨", "name": "图像生成", "description": "扩散模型与图像生成：diffusion, image synthesis"},
+    {
+        "id": "llm_pretraining",
+        "emoji": "📚",
+        "name": "预训练",
+        "description": "语言模型预训练：scaling law, data mixture",
+    },
+    {
+        "id": "llm_reasoning",
+        "emoji": "💡",
+        "name": "LLM 推理",
+        "description": "大模型推理与推理效率：inference, attention, KV cache",
+    },
+    {
+        "id": "image_generation",
+        "emoji": "🎨",
+        "name": "图像生成",
+        "description": "扩散模型与图像生成：diffusion, image synthesis",
+    },
 ]
 METHODS = [
     "提出把 attention 分解为局部窗口与全局摘要两部分的稀疏注意力，并让相邻层共享 KV cache",
@@ -58,7 +72,8 @@ def abstract(n: int) -> str:
 
 def paper_summary(n: int) -> str:
     method, result = METHODS[n % len(METHODS)], RESULTS[(n * 3) % len(RESULTS)]
-    return f"本文{method}；{result}（第 {n + 11} 组实验），这一思路对大模型在真实业务中的部署与后续研究都有直接的参考价值。"
+    ending = "这一思路对大模型在真实业务中的部署与后续研究都有直接的参考价值。"
+    return f"本文{method}；{result}（第 {n + 11} 组实验），{ending}"
 
 
 def make_records() -> list[Record]:
@@ -69,7 +84,9 @@ def make_records() -> list[Record]:
         summary = paper_summary(n)
         if n == 0:
             pid = INVENTED
-            summary = "本文提出一种稀疏注意力，在 LLaMA-7B 上把推理加速 56.7x，准确率 86.70%，超过 GPT-4o 与全注意力基线。"
+            summary = (
+                "本文提出一种稀疏注意力，在 LLaMA-7B 上把推理加速 56.7x，准确率 86.70%，超过 GPT-4o 与全注意力基线。"
+            )
         if n == DUPLICATE_OF[1]:
             summary = paper_summary(DUPLICATE_OF[0]).replace("本文", "该文", 1)
         if n == NO_NUMBER:

@@ -1,4 +1,5 @@
-"""The review desk over HTTP: the CLI's first line, the gate (token, Host, Origin), the queue, stale and locked actions."""
+"""The review desk over HTTP: the CLI's first line, the gate (token, Host, Origin), the queue, stale and locked
+actions."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import sys
 from pathlib import Path
 
 import requests
+
 from conftest import Project, RunCli
 from desk_workspace import INVENTED, PAPERS, VENUE, XSS_TITLE, desk, write_workspace
-
 from summarizer.desk.diff import word_diff
 
 
@@ -37,7 +38,10 @@ def test_first_line_queue_and_cookie(project: Project) -> None:
         assert "content-security-policy" in page.headers
         filtered = s.get(f"{running.base}/", params={"warning": "numbers"}, timeout=30)
         # The invented numbers, and the near-copy of another paper whose "第 14 组" is not in its own abstract.
-        assert set(re.findall(r'<tr data-paper="([^"]+)"', filtered.text)) == {f"{VENUE}/{INVENTED}", f"{VENUE}/2601.10004"}
+        assert set(re.findall(r'<tr data-paper="([^"]+)"', filtered.text)) == {
+            f"{VENUE}/{INVENTED}",
+            f"{VENUE}/2601.10004",
+        }
         searched = s.get(f"{running.base}/", params={"q": "Paper 1"}, timeout=30)
         assert len(re.findall(r"<tr data-paper=", searched.text)) == 10  # Paper 10 … Paper 19
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from conftest import Project, RunCli
-
 from summarizer.store import FetchState, Record
 from summarizer.suspicion import (
     PaperFacts,
@@ -19,7 +18,10 @@ PAPER = (
     "Sparse Attention at Scale. We reduce latency by 2.1x on LLaMA-7B and reach 86.7% accuracy on LongBench, "
     "1,024 tokens per block, compared with GPT-4 and Mixtral-8x7B."
 )
-GOOD = "本文提出稀疏注意力，在 LLaMA-7B 上把延迟降低 \\(2.1\\times\\)，LongBench 准确率 86.70%，每块 1024 个 token，与 GPT-4 相比更省显存，适合长上下文推理的部署场景。"
+GOOD = (
+    "本文提出稀疏注意力，在 LLaMA-7B 上把延迟降低 \\(2.1\\times\\)，LongBench 准确率 86.70%，"
+    "每块 1024 个 token，与 GPT-4 相比更省显存，适合长上下文推理的部署场景。"
+)
 
 
 def test_numbers_absent_from_the_paper_are_named() -> None:
@@ -40,7 +42,10 @@ def test_a_summary_true_to_its_paper_gets_no_suspicion(project: Project) -> None
 
 def test_each_check_says_what_it_found(project: Project) -> None:
     settings = project.settings()
-    no_number = "本文提出稀疏注意力，在长上下文上显著降低延迟并保持准确率，方法简单，易于在现有推理框架中实现与部署，值得关注和复现，适合工程团队参考，作者也讨论了它在更长输入上的局限与未来的改进方向。"
+    no_number = (
+        "本文提出稀疏注意力，在长上下文上显著降低延迟并保持准确率，方法简单，易于在现有推理框架中实现与部署，"
+        "值得关注和复现，适合工程团队参考，作者也讨论了它在更长输入上的局限与未来的改进方向。"
+    )
     warnings = paper_warnings(settings, no_number, ["LLM", "稀疏性"], "image_generation", PAPER)
     assert "no number, though the paper reports results" in warnings
     assert "field image_generation: its description shares no words with the paper" in warnings

@@ -393,7 +393,9 @@ class ChangedSince(UsageError):
     """An action based on an older view of the paper (the review desk): refused, nothing saved."""
 
 
-def require_version(store: Store, venue: str, paper_id: str, expected: int | None, *, status: str | None = None) -> Record:
+def require_version(
+    store: Store, venue: str, paper_id: str, expected: int | None, *, status: str | None = None
+) -> Record:
     """The paper, if its newest version is still ``expected`` (and its status still ``status``); call locked.
 
     The review desk sends the version a page showed with every action, so an action

@@ -30,7 +30,10 @@ def find_mathjax(settings: Settings) -> Path | None:
     explicit = os.environ.get(MATHJAX_ENV)
     candidates = [Path(explicit)] if explicit else []
     base = settings.config_file.resolve().parent
-    candidates += [base / "node_modules" / "mathjax" / "es5", base / "tests" / "js" / "node_modules" / "mathjax" / "es5"]
+    candidates += [
+        base / "node_modules" / "mathjax" / "es5",
+        base / "tests" / "js" / "node_modules" / "mathjax" / "es5",
+    ]
     for folder in candidates:
         if (folder / MATHJAX_FILE).is_file():
             return folder
@@ -64,13 +67,17 @@ def serve(settings: Settings, venues: list[str], *, host: str, port: int, open_b
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(24)
     extra = "" if mathjax_dir else MATHJAX_CDN.split("/mathjax")[0]
-    app = Gate(create_app(settings, venues, mathjax_dir=mathjax_dir), host=host, port=port, token=token, extra_script_src=extra)
+    app = Gate(
+        create_app(settings, venues, mathjax_dir=mathjax_dir), host=host, port=port, token=token, extra_script_src=extra
+    )
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/?token={token}"
     click.echo(f"review desk: {url}")
     sys.stdout.flush()
     console.info(f"reviewing {', '.join(venues)}; Ctrl-C stops the desk")
     if mathjax_dir is None:
-        console.warn(f"math typesets from {MATHJAX_CDN}: to work offline, `npm install mathjax@3` and set {MATHJAX_ENV}")
+        console.warn(
+            f"math typesets from {MATHJAX_CDN}: to work offline, `npm install mathjax@3` and set {MATHJAX_ENV}"
+        )
     if host not in ("127.0.0.1", "::1", "localhost"):
         console.warn(f"listening on {host}: anyone who can reach it and has the token can approve papers")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
