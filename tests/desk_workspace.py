@@ -140,7 +140,8 @@ def desk(project: Project, *venues: str, env: dict[str, str] | None = None) -> I
         cwd=project.root,
     )
     stderr: list[str] = []
-    threading.Thread(target=lambda: stderr.extend(process.stderr or []), daemon=True).start()
+    reader = threading.Thread(target=lambda: stderr.extend(process.stderr or []), daemon=True)
+    reader.start()
     try:
         assert process.stdout is not None
         first = process.stdout.readline().rstrip("\n")
@@ -155,3 +156,4 @@ def desk(project: Project, *venues: str, env: dict[str, str] | None = None) -> I
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+        reader.join(timeout=10)  # the whole log, for the tests that read it

@@ -4,6 +4,7 @@ actions."""
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -143,3 +144,14 @@ def test_word_diff_marks_words_and_chinese_characters() -> None:
         ("del", "2.1x"),
         ("ins", "3.4x"),
     ]
+
+
+def test_ctrl_c_stops_the_desk_cleanly(project: Project) -> None:
+    write_workspace(project)
+    with desk(project, VENUE) as running:
+        s = session(running.base, running.token)
+        assert s.get(f"{running.base}/", timeout=30).status_code == 200
+        running.process.send_signal(signal.SIGINT)
+        assert running.process.wait(timeout=30) == 0
+    assert "review desk stopped" in "".join(running.stderr)
+    assert "interrupted" not in "".join(running.stderr)

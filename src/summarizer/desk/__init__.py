@@ -86,6 +86,8 @@ def serve(settings: Settings, venues: list[str], *, host: str, port: int, open_b
         threading.Timer(0.3, webbrowser.open, args=(url,)).start()
     try:
         server.run(sockets=[sock])
+    except KeyboardInterrupt:
+        pass  # uvicorn shut down cleanly, then re-raised the Ctrl-C: nothing was in flight
     finally:
         sock.close()
     console.info("review desk stopped")
