@@ -130,7 +130,8 @@ class RunningDesk:
 def desk(project: Project, *venues: str, env: dict[str, str] | None = None) -> Iterator[RunningDesk]:
     """`summarizer review serve VENUE --no-browser --port 0` in a subprocess; yields once its first line is out."""
     command = [sys.executable, "-m", "summarizer", "--config", str(project.config_path), "review", "serve"]
-    full_env = {**os.environ, "SUMMARIZER_MATHJAX": str(MATHJAX_JS), "DESK_TEST_KEY": "sk-test", **(env or {})}
+    mathjax = {"SUMMARIZER_MATHJAX": str(MATHJAX_JS)} if (MATHJAX_JS / "tex-mml-chtml.js").is_file() else {}
+    full_env = {**os.environ, **mathjax, "DESK_TEST_KEY": "sk-test", **(env or {})}
     process = subprocess.Popen(
         [*command, *venues, "--no-browser", "--port", "0"],
         stdout=subprocess.PIPE,

@@ -155,3 +155,13 @@ def test_ctrl_c_stops_the_desk_cleanly(project: Project) -> None:
         assert running.process.wait(timeout=30) == 0
     assert "review desk stopped" in "".join(running.stderr)
     assert "interrupted" not in "".join(running.stderr)
+
+
+def test_a_broken_record_is_named_not_a_traceback(project: Project) -> None:
+    write_workspace(project)
+    broken = project.settings().outputs_dir / "records" / VENUE / "2601.10009.json"
+    broken.write_text("{not json", encoding="utf-8")
+    with desk(project, VENUE) as running:
+        page = session(running.base, running.token).get(f"{running.base}/", timeout=30)
+    assert page.status_code == 500
+    assert page.text.startswith("error: ") and "2601.10009.json: not valid JSON" in page.text

@@ -201,4 +201,9 @@ def create_app(settings: Settings, venues: list[str], *, mathjax_dir: Path | Non
     ]
     if mathjax_dir is not None:
         routes.append(Mount("/mathjax", StaticFiles(directory=str(mathjax_dir)), name="mathjax"))
-    return Starlette(routes=routes)
+    return Starlette(routes=routes, exception_handlers={SummarizerError: _error_page})
+
+
+async def _error_page(request: Request, exc: Exception) -> Response:
+    """A broken record or config: the one-line message the CLI would print, as text."""
+    return PlainTextResponse(f"error: {exc}", status_code=500)
