@@ -365,6 +365,7 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
     from .errors import AuthenticationFailed, LLMError
     from .llm import usage_of
     from .summarize import add_llm_version, regenerate_summary
+    from .suspicion import DuplicateIndex
 
     record = store.load(venue, paper_id)
     try:
@@ -376,7 +377,8 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
         record.fail("summarize", exc.reason, attempts=exc.attempt, raw_output=exc.raw_output)
         store.save(record)
         raise
-    version = add_llm_version(record, draft, feedback=feedback, settings=settings)
+    duplicates = DuplicateIndex.of(store.records(venue))
+    version = add_llm_version(record, draft, feedback=feedback, settings=settings, duplicates=duplicates)
     record.usage.add(usage)
     store.save(record)
     console.info(f"{venue}/{paper_id}: version {version.number} written by {draft.model} ({console.usage_line(usage)})")

@@ -37,6 +37,7 @@ from .extract import load_paper_text, model_input
 from .fsutil import atomic_write_text, sha256_text
 from .llm import InvalidAnswer, LLMClient, usage_of
 from .store import Record, Store, Usage, Version, now_iso
+from .suspicion import DuplicateIndex
 
 SYSTEM_TEMPLATE = "system.md.j2"
 USER_TEMPLATE = "user.md.j2"
@@ -269,19 +270,28 @@ class Draft(CheckedSummary):
 
 
 def add_llm_version(
-    record: Record, draft: Draft, *, feedback: str | None = None, settings: Settings | None = None
+    record: Record,
+    draft: Draft,
+    *,
+    feedback: str | None = None,
+    settings: Settings | None = None,
+    duplicates: DuplicateIndex | None = None,
 ) -> Version:
     """Add ``draft`` as the record's newest version (origin llm) and clear its summarize failure.
 
     The record's status is not touched: on an approved record the new version
     is a pending draft (clarification 2); the approved one stays published.
-    With ``settings`` the suspicion warnings (numbers not in the paper, …) are stored with it.
+    With ``settings`` the suspicion warnings (numbers not in the paper, …) are stored with it;
+    with ``duplicates`` (the venue's other summaries) also a near-duplicate warning.
     """
     warnings = list(draft.warnings)
     if settings is not None:
         from .suspicion import merge, record_warnings
 
         warnings = merge(warnings, record_warnings(settings, record, draft.summary, draft.tags, draft.field))
+    if duplicates is not None:
+        twin = duplicates.check(f"{record.venue}/{record.id}", draft.summary)
+        warnings += [twin] if twin else []
     version = record.add_version(
         draft.summary,
         draft.tags,
@@ -406,6 +416,7 @@ class _Run:
     done: int = 0
     cached: int = 0
     failed: int = 0
+    duplicates: DuplicateIndex | None = None  # the venue's summaries, for the near-duplicate warning
 
     def note(self) -> str:
         tokens = self.usage.prompt_tokens + self.usage.completion_tokens
@@ -424,7 +435,7 @@ class _Run:
         if record.status == "rejected":
             record.status = "draft"  # --force: the new summary goes back to review
             self.report.count("back in review (were rejected)")
-        add_llm_version(record, draft, settings=self.settings)
+        add_llm_version(record, draft, settings=self.settings, duplicates=self.duplicates)
         record.usage.add(usage)
         self.store.save(record)
 
@@ -506,6 +517,7 @@ def summarize_venue(
     run.report.usage = run.usage
 
     records = store.records(venue_id)
+    run.duplicates = DuplicateIndex.of(records)
     if not records:
         console.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
     jobs: list[_Job] = []

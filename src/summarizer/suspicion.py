@@ -19,6 +19,7 @@ summary (generic words such as 模型, 方法 and "the" are left out).
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
@@ -220,29 +221,64 @@ def _shingles(text: str) -> set[str]:
     return {squashed[i : i + 3] for i in range(max(0, len(squashed) - 2))}
 
 
-def near_duplicates(summaries: dict[str, str], share: float = DUPLICATE_SHARE) -> dict[str, str]:
-    """ref -> a warning naming the other paper, for summaries sharing ``share`` of their 3-grams.
+class DuplicateIndex:
+    """Summaries by their 3-grams, to find one nearly identical to another paper's (thread-safe).
 
-    An inverted index over 3-grams, skipping the ones most summaries share (本文提出…),
-    so a venue of thousands is compared without testing every pair.
+    An inverted index that skips the 3-grams most summaries share (本文提出…), so a venue
+    of thousands is compared without testing every pair.
     """
-    grams = {ref: _shingles(text) for ref, text in summaries.items()}
-    postings: dict[str, list[str]] = {}
-    for ref, shingles in grams.items():
-        for gram in shingles:
-            postings.setdefault(gram, []).append(ref)
-    common = max(50, len(grams) // 20)
-    found: dict[str, str] = {}
-    for ref, shingles in grams.items():
-        shared: Counter[str] = Counter()
-        for gram in shingles:
-            refs = postings[gram]
-            if len(refs) <= common:
-                shared.update(r for r in refs if r != ref)
-        for other, _ in shared.most_common(3):
-            union = len(shingles | grams[other])
-            similarity = len(shingles & grams[other]) / union if union else 0.0
-            if similarity >= share:
-                found[ref] = f"{PREFIX_DUPLICATE} {other}'s summary ({similarity:.0%} the same)"
-                break
-    return found
+
+    def __init__(self, share: float = DUPLICATE_SHARE):
+        self.share = share
+        self._grams: dict[str, set[str]] = {}
+        self._postings: dict[str, set[str]] = {}
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, records: Iterable[Record]) -> DuplicateIndex:
+        """The current summaries of these records (rejected papers left out)."""
+        index = cls()
+        for record in records:
+            if record.current is not None and record.status != "rejected":
+                index.add(f"{record.venue}/{record.id}", record.current.summary)
+        return index
+
+    def add(self, ref: str, text: str) -> None:
+        with self._lock:
+            for gram in self._grams.pop(ref, set()):
+                self._postings[gram].discard(ref)
+            self._grams[ref] = grams = _shingles(text)
+            for gram in grams:
+                self._postings.setdefault(gram, set()).add(ref)
+
+    def find(self, ref: str, text: str) -> str | None:
+        """A warning naming the most similar other summary, when it shares ``share`` of the 3-grams."""
+        grams = _shingles(text)
+        with self._lock:
+            common = max(50, len(self._grams) // 20)
+            shared: Counter[str] = Counter()
+            for gram in grams:
+                refs = self._postings.get(gram, set())
+                if len(refs) <= common:
+                    shared.update(r for r in refs if r != ref)
+            for other, _ in shared.most_common(3):
+                union = len(grams | self._grams[other])
+                similarity = len(grams & self._grams[other]) / union if union else 0.0
+                if similarity >= self.share:
+                    return f"{PREFIX_DUPLICATE} {other}'s summary ({similarity:.0%} the same)"
+        return None
+
+    def check(self, ref: str, text: str) -> str | None:
+        """``find``, then remember this summary for the papers that come after it."""
+        found = self.find(ref, text)
+        self.add(ref, text)
+        return found
+
+
+def near_duplicates(summaries: dict[str, str], share: float = DUPLICATE_SHARE) -> dict[str, str]:
+    """ref -> a warning naming the other paper, for summaries sharing ``share`` of their 3-grams."""
+    index = DuplicateIndex(share)
+    for ref, text in summaries.items():
+        index.add(ref, text)
+    found = {ref: index.find(ref, text) for ref, text in summaries.items()}
+    return {ref: warning for ref, warning in found.items() if warning is not None}

@@ -81,7 +81,9 @@ class WarningCache:
             cached = self._paper.get(key)
         if cached is None:
             live = record_warnings(self.settings, record, current.summary, current.tags, current.field)
-            cached = merge(current.warnings, live)
+            # A stored near-duplicate warning may be stale (its twin changed since): the queue finds them anew.
+            stored = [w for w in current.warnings if warning_kind(w) != "duplicate"]
+            cached = merge(stored, live)
             with self._lock:
                 self._paper[key] = cached
         return cached
