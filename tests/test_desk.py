@@ -49,7 +49,7 @@ def test_first_line_queue_and_cookie(project: Project) -> None:
         assert re.findall(r'<tr data-paper="([^"]+)"', by_field.text) == [f"{VENUE}/2601.10007"]
         approved = s.get(f"{running.base}/", params={"status": "approved"}, timeout=30)
         assert re.findall(r"<tr data-paper=", approved.text) == []
-        assert 'draft: <b>32</b>' in page.text
+        assert "draft: <b>32</b>" in page.text
 
 
 def test_no_token_foreign_host_or_origin_get_403(project: Project) -> None:

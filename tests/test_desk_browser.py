@@ -65,6 +65,8 @@ def test_approve_by_key_after_moving_with_j_and_k(project: Project, cli: RunCli,
         page.keyboard.press("a")
         assert flash(page).startswith(f"approved {first}")
         assert page.text_content("#status") == "approved"
+        page.keyboard.press("j")  # on to the next paper waiting for a decision
+        page.wait_for_selector(f"main#paper[data-paper='{second}']")
         assert page.dialogs == []
     assert cli("status", VENUE, "--json").json()["by_status"]["approved"] == 1
     venue, paper = str(first).split("/")

@@ -20,7 +20,7 @@ from ..site import BuildReport, _env, _field_page, _gather
 from ..summarize import NoInput, paper_sections
 from .actions import Desk
 from .diff import word_diff
-from .queue import STATUS_FILTERS, Filters, Row, WarningCache, counts, load_rows, warning_choices
+from .queue import QUEUE_STATUSES, STATUS_FILTERS, Filters, Row, WarningCache, counts, load_rows, warning_choices
 from .security import MAX_BODY
 
 HERE = Path(__file__).resolve().parent
@@ -79,9 +79,8 @@ class DeskApp:
 
     def _paper_context(self, request: Request, record: Any, rows: list[Row]) -> dict[str, Any]:
         ref = f"{record.venue}/{record.id}"
-        queue = [r.ref for r in rows if r.status in ("draft", "approved*")]
         row = next((r for r in rows if r.ref == ref), None)
-        at = queue.index(ref) if ref in queue else -1
+        prev, next_ = _neighbours(rows, ref)
         try:
             sections = paper_sections(self.settings, record)
             sections_note = ""
@@ -101,8 +100,8 @@ class DeskApp:
             "warnings": row.warnings if row else [],
             "sections": sections,
             "sections_note": sections_note,
-            "prev": queue[at - 1] if at > 0 else (queue[-1] if at == -1 and queue else None),
-            "next": queue[at + 1] if 0 <= at < len(queue) - 1 else (queue[0] if at == -1 and queue else None),
+            "prev": prev,
+            "next": next_,
             "versions": list(reversed(record.versions)),
             "diff_a": a,
             "diff_b": b,
@@ -154,6 +153,18 @@ class DeskApp:
     async def mathjax_config(self, request: Request) -> Response:
         text = DOCUMENT_SHIM + SITE_MATHJAX_CONFIG.read_text(encoding="utf-8")
         return Response(text, media_type="application/javascript")
+
+
+def _neighbours(rows: list[Row], ref: str) -> tuple[str | None, str | None]:
+    """The papers still needing a decision before and after this one in the queue's order.
+
+    Rows keep their place once decided, so after approving a paper `j` goes on to the next one.
+    """
+    at = next((i for i, r in enumerate(rows) if r.ref == ref), -1)
+    waiting = [(i, r.ref) for i, r in enumerate(rows) if r.status in QUEUE_STATUSES and r.ref != ref]
+    before = [r for i, r in waiting if i < at]
+    after = [r for i, r in waiting if i > at]
+    return (before[-1] if before else None), (after[0] if after else None)
 
 
 def web_url(url: str | None) -> str:
