@@ -184,6 +184,9 @@ def test_paper_view_diff_and_preview(project: Project, cli: RunCli, browser: Any
     edited = paper_summary(14).replace("多模态对话能力", "多模态对话与推理能力")
     assert cli("review", "edit", ref, "--summary", edited).code == 0
     with desk(project, VENUE) as running, new_page(browser) as page:
+        errors: list[str] = []  # a Content-Security-Policy refusal or a script error would show here
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
         page.set_viewport_size({"width": 1280, "height": 860})
         page.goto(running.url)
         open_paper(page, running.base, ref)
@@ -195,3 +198,4 @@ def test_paper_view_diff_and_preview(project: Project, cli: RunCli, browser: Any
         page.wait_for_selector("main#preview mjx-container", timeout=SLOW)
         assert "Paper 14" in (page.text_content("main#preview") or "")
         assert page.dialogs == []
+        assert errors == []
