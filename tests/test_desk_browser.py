@@ -199,3 +199,24 @@ def test_paper_view_diff_and_preview(project: Project, cli: RunCli, browser: Any
         assert "Paper 14" in (page.text_content("main#preview") or "")
         assert page.dialogs == []
         assert errors == []
+
+
+def test_bulk_approve_of_selected_rows(project: Project, browser: Any) -> None:
+    write_workspace(project)
+    with desk(project, VENUE) as running, new_page(browser) as page:
+        page.goto(running.url)
+        page.wait_for_selector("body[data-ready='1']")
+        rows = page.locator("tr[data-paper]")
+        chosen = {rows.nth(0).get_attribute("data-paper"), rows.nth(2).get_attribute("data-paper")}
+        page.keyboard.press("x")
+        page.keyboard.press("j")
+        page.keyboard.press("j")
+        page.keyboard.press("x")
+        assert page.text_content("#approve-selected") == "approve 2 selected"
+        page.click("#approve-selected")
+        assert (page.text_content("#confirm-text") or "").startswith("Approve 2 papers?")
+        page.click("#confirm-yes")
+        assert flash(page) == "2 papers approved"
+        assert page.locator("tr[data-paper]").count() == 30
+    approved = {f"{VENUE}/{r.id}" for r in project.store().records(VENUE) if r.status == "approved"}
+    assert approved == chosen
