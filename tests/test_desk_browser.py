@@ -38,6 +38,12 @@ def open_paper(page: Any, base: str, ref: str) -> None:
     page.wait_for_selector("body[data-ready='1']")
 
 
+def on_paper(page: Any, ref: str | None) -> None:
+    """Wait for the paper's view and for its keys (desk.js binds them once the page is parsed)."""
+    page.wait_for_selector(f"main#paper[data-paper='{ref}']")
+    page.wait_for_selector("body[data-ready='1']")
+
+
 def flash(page: Any) -> str:
     page.wait_for_selector("#message.ok, #message.error", timeout=SLOW)
     return page.text_content("#message") or ""
@@ -58,15 +64,14 @@ def test_approve_by_key_after_moving_with_j_and_k(project: Project, cli: RunCli,
         page.keyboard.press("Escape")
         page.keyboard.press("j")
         page.keyboard.press("Enter")
-        page.wait_for_selector(f"main#paper[data-paper='{second}']")
+        on_paper(page, second)
         page.keyboard.press("k")
-        page.wait_for_selector(f"main#paper[data-paper='{first}']")
-        page.wait_for_selector("body[data-ready='1']")
+        on_paper(page, first)
         page.keyboard.press("a")
         assert flash(page).startswith(f"approved {first}")
         assert page.text_content("#status") == "approved"
         page.keyboard.press("j")  # on to the next paper waiting for a decision
-        page.wait_for_selector(f"main#paper[data-paper='{second}']")
+        on_paper(page, second)
         assert page.dialogs == []
     assert cli("status", VENUE, "--json").json()["by_status"]["approved"] == 1
     venue, paper = str(first).split("/")
