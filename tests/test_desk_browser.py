@@ -117,7 +117,7 @@ def test_edit_shows_errors_inline_keeps_the_text_then_saves(project: Project, br
 
 
 def test_regenerate_with_feedback_shows_progress_and_leaves_a_draft(project: Project, browser: Any) -> None:
-    with FakeOpenAI(latency=1.0) as provider:
+    with FakeOpenAI(latency=2.0) as provider:  # long enough to see the progress line
         write_workspace(project, llm_base_url=provider.base_url)
         with desk(project, VENUE) as running, new_page(browser) as page:
             page.goto(running.url)
