@@ -89,3 +89,20 @@ def test_summarize_stores_the_warning_and_review_list_shows_it(project: Project,
     assert listed.code == 0
     assert "numbers not in the paper text: 4.2" in listed.out
     assert "nearly identical to" in listed.out and "'s summary (" in listed.out  # the table folds long cells
+
+
+def test_review_list_and_show_flag_a_version_stored_without_the_check(project: Project, cli: RunCli) -> None:
+    """An edit, an import or a version older than these checks: the warnings are found when listed."""
+    record = Record(
+        venue="ICML2026",
+        id="2601.00009",
+        title="Sparse attention at scale",
+        abstract=PAPER,
+        fetch=FetchState(abstract_only=True),
+    )
+    record.add_version(GOOD.replace("86.70%", "91.3%"), ["LLM"], "llm_reasoning", "human")
+    project.store().save(record)
+    listed = cli("review", "list", "ICML2026", "--status", "draft")
+    assert listed.code == 0 and "numbers not in the paper text: 91.3%" in listed.out
+    shown = cli("review", "show", "ICML2026/2601.00009")
+    assert shown.code == 0 and "numbers not in the paper text: 91.3%" in shown.out

@@ -18,10 +18,11 @@ from rich.table import Table
 from rich.text import Text
 
 from . import console
-from .checks import SummaryRejected, check_summary, summary_warnings
+from .checks import SummaryRejected, check_summary
 from .config import Settings
 from .errors import UsageError
 from .store import Record, Store, Version
+from .suspicion import current_warnings
 
 
 def status_label(record: Record) -> str:
@@ -69,7 +70,7 @@ def list_papers(settings: Settings, store: Store, venue: str, *, status: str | N
             failure = "; ".join(f.reason for f in record.failures.values())
             table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
             continue
-        warnings = list(current.warnings or summary_warnings(current.summary))
+        warnings = current_warnings(settings, record)
         if record.fetch.abstract_only:
             warnings.append("abstract only")
         table.add_row(
@@ -119,7 +120,7 @@ def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> N
         field = settings.field(current.field)
         field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
         out.print(Text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
-        warnings = current.warnings or summary_warnings(current.summary)
+        warnings = current_warnings(settings, record)
         if warnings:
             out.print(Text("warnings: " + "; ".join(warnings), style="yellow"))
     if record.note:

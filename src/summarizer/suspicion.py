@@ -209,6 +209,16 @@ def record_warnings(settings: Settings, record: Record, summary: str, tags: list
     return paper_warnings(settings, summary, tags, field, paper_text(settings, record))
 
 
+def current_warnings(settings: Settings, record: Record) -> list[str]:
+    """The current version's stored warnings plus those found now (a version stored before a check existed,
+    a human edit, an import): what `review list` and `review show` print."""
+    current = record.current
+    if current is None:
+        return []
+    stored = current.warnings or summary_warnings(current.summary)
+    return merge(stored, record_warnings(settings, record, current.summary, current.tags, current.field))
+
+
 def merge(*groups: Iterable[str]) -> list[str]:
     out: list[str] = []
     for group in groups:
