@@ -85,6 +85,7 @@ Commands at a glance:
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
+  review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]
   build [VENUE...] [--drafts]         export VENUE [-o FILE]
   import FILE.jsonl [--skip-invalid] [--rejected PATH]
   status [VENUE] [--json]             demo [--batch]
@@ -300,6 +301,22 @@ def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, fie
     tag_list = [t for t in (s.strip() for s in TAG_SEPARATORS.split(tags)) if t] if tags is not None else None
     with c.locked(venue) as store:
         edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+
+
+@review.command("serve")
+@click.argument("venues", nargs=-1, metavar="[VENUE...]")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (keep it local).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one).")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser; just print the address.")
+@pass_ctx
+def review_serve(c: Context, venues: tuple[str, ...], host: str, port: int, no_browser: bool) -> None:
+    """The review desk: review drafts in the browser (queue, side-by-side view, keys); Ctrl-C stops it."""
+    from .desk import serve
+
+    for venue in venues:
+        c.settings.venue(venue)
+    chosen = list(dict.fromkeys(venues)) or [v.id for v in c.settings.venues]
+    serve(c.settings, chosen, host=host, port=port, open_browser=not no_browser)
 
 
 # -- site, exchange, status ---------------------------------------------------

@@ -21,11 +21,12 @@ from rich.table import Table
 from rich.text import Text
 
 from . import console
-from .checks import MAX_NOTE_CHARS, CheckedSummary, SummaryRejected, check_human_summary, summary_warnings
+from .checks import MAX_NOTE_CHARS, CheckedSummary, SummaryRejected, check_human_summary
 from .config import Settings
 from .errors import UsageError
 from .fsutil import atomic_write_text
 from .store import Record, Store, Version, now_iso
+from .suspicion import current_warnings
 from .textsafe import clean_line, clean_text, terminal_safe
 
 EDITOR_ROUNDS = 5  # invalid saves before the editor gives up (and keeps the text in a file)
@@ -87,7 +88,7 @@ def list_papers(settings: Settings, store: Store, venue: str, *, status: str | N
             failure = "; ".join(f.reason for f in record.failures.values())
             table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
             continue
-        warnings = list(current.warnings or summary_warnings(current.summary))
+        warnings = current_warnings(settings, record, current)
         if record.fetch.abstract_only:
             warnings.append("abstract only")
         table.add_row(
@@ -140,7 +141,7 @@ def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> N
         field = settings.field(current.field)
         field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
         out.print(_text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
-        warnings = current.warnings or summary_warnings(current.summary)
+        warnings = current_warnings(settings, record)
         if warnings:
             out.print(_text("warnings: " + "; ".join(warnings), style="yellow"))
     if record.note:
@@ -424,6 +425,7 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
     from .errors import AuthenticationFailed, LLMError
     from .llm import usage_of
     from .summarize import add_llm_version, regenerate_summary
+    from .suspicion import DuplicateIndex
 
     record = store.load(venue, paper_id)
     try:
@@ -435,7 +437,8 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
         record.fail("summarize", exc.reason, attempts=exc.attempt, raw_output=exc.raw_output)
         store.save(record)
         raise
-    version = add_llm_version(record, draft, feedback=feedback)
+    duplicates = DuplicateIndex.of(store.records(venue))
+    version = add_llm_version(record, draft, feedback=feedback, settings=settings, duplicates=duplicates)
     record.usage.add(usage)
     store.save(record)
     console.info(f"{venue}/{paper_id}: version {version.number} written by {draft.model} ({console.usage_line(usage)})")
@@ -446,3 +449,25 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
         )
     else:
         console.info(f"review it: summarizer review show {venue}/{paper_id}")
+
+
+class ChangedSince(UsageError):
+    """An action based on an older view of the paper (the review desk): refused, nothing saved."""
+
+
+def require_version(
+    store: Store, venue: str, paper_id: str, expected: int | None, *, status: str | None = None
+) -> Record:
+    """The paper, if its newest version is still ``expected`` (and its status still ``status``); call locked.
+
+    The review desk sends the version a page showed with every action, so an action
+    taken on a page the CLI or another tab has changed since is refused, not applied.
+    """
+    record = store.load(venue, paper_id)
+    now = record.current.number if record.current else None
+    if now != expected or (status is not None and status_label(record) != status):
+        raise ChangedSince(
+            f"{venue}/{paper_id} changed since this page was loaded (now version {now}, {status_label(record)}): "
+            "nothing saved; reload to see the change"
+        )
+    return record

@@ -265,6 +265,7 @@ class Store:
         for path in sorted(folder.glob("*.json")):
             try:
                 good.append(self._parse(path, path.read_bytes()))
+                self.corrupt.pop(path, None)  # repaired since (a long-lived store: the review desk)
             except RecordError as exc:
                 self._found_corrupt(path, str(exc))
             except OSError as exc:

@@ -39,6 +39,7 @@ from .extract import load_paper_text, model_input
 from .fsutil import atomic_write_text, sha256_text
 from .llm import InvalidAnswer, LLMClient, usage_of
 from .store import Record, Store, Usage, Version, now_iso
+from .suspicion import DuplicateIndex
 from .textsafe import clean_line, clean_text
 
 SYSTEM_TEMPLATE = "system.md.j2"
@@ -277,12 +278,29 @@ class Draft(CheckedSummary):
     cached: bool = False
 
 
-def add_llm_version(record: Record, draft: Draft, *, feedback: str | None = None) -> Version:
+def add_llm_version(
+    record: Record,
+    draft: Draft,
+    *,
+    feedback: str | None = None,
+    settings: Settings | None = None,
+    duplicates: DuplicateIndex | None = None,
+) -> Version:
     """Add ``draft`` as the record's newest version (origin llm) and clear its summarize failure.
 
     The record's status is not touched: on an approved record the new version
     is a pending draft (clarification 2); the approved one stays published.
+    With ``settings`` the suspicion warnings (numbers not in the paper, …) are stored with it;
+    with ``duplicates`` (the venue's other summaries) also a near-duplicate warning.
     """
+    warnings = list(draft.warnings)
+    if settings is not None:
+        from .suspicion import merge, record_warnings
+
+        warnings = merge(warnings, record_warnings(settings, record, draft.summary, draft.tags, draft.field))
+    if duplicates is not None:
+        twin = duplicates.check(f"{record.venue}/{record.id}", draft.summary)
+        warnings += [twin] if twin else []
     version = record.add_version(
         draft.summary,
         draft.tags,
@@ -290,7 +308,7 @@ def add_llm_version(record: Record, draft: Draft, *, feedback: str | None = None
         "llm",
         model=draft.model,
         prompt_hash=draft.prompt_hash,
-        warnings=list(draft.warnings),
+        warnings=warnings,
         feedback=(feedback or None),
     )
     record.clear_failure("summarize")
@@ -419,6 +437,7 @@ class _Run:
     cached: int = 0
     failed: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
+    duplicates: DuplicateIndex | None = None  # the venue's summaries, for the near-duplicate warning
 
     def note(self) -> str:
         tokens = self.usage.prompt_tokens + self.usage.completion_tokens
@@ -442,7 +461,7 @@ class _Run:
             record.clear_failure("summarize")  # --force got the same answer: no second, identical version
             self.report.count("unchanged")
         else:
-            add_llm_version(record, draft)
+            add_llm_version(record, draft, settings=self.settings, duplicates=self.duplicates)
         record.usage.add(usage)
         self.store.save(record)
 
@@ -549,6 +568,7 @@ def plan_jobs(run: _Run, venue_id: str, *, limit: int | None = None, force: bool
     """The venue's papers that need a summary, with their messages and cache keys (skips counted)."""
     settings, prompts = run.settings, run.prompts
     records = run.store.records(venue_id)
+    run.duplicates = DuplicateIndex.of(records)
     if not records:
         console.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
     jobs: list[_Job] = []

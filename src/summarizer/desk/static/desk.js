@@ -1,0 +1,171 @@
+// The review desk's keys and actions. Plain JavaScript, no build step, nothing fetched from elsewhere.
+// Every text from the server is put in with textContent, never as HTML.
+"use strict";
+
+(function () {
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+
+  function say(text, kind) {
+    const box = $("#message");
+    box.textContent = text;
+    box.className = kind || "";
+  }
+
+  function flashLater(text) {
+    sessionStorage.setItem("desk-flash", text);
+  }
+
+  async function post(url, payload) {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      credentials: "same-origin",
+      body: JSON.stringify(payload),
+    });
+    let body = {};
+    try { body = await response.json(); } catch (e) { body = { error: "the desk answered " + response.status }; }
+    return { ok: response.ok, status: response.status, body: body };
+  }
+
+  function showErrors(form, problems) {
+    const list = $(".errors", form);
+    list.textContent = "";
+    for (const problem of problems || []) {
+      const item = document.createElement("li");
+      item.textContent = problem;
+      list.appendChild(item);
+    }
+  }
+
+  function typing(event) {
+    const el = event.target;
+    return el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
+  }
+
+  function toggleHelp(show) {
+    const help = $("#help");
+    help.hidden = show === undefined ? !help.hidden : !show;
+  }
+
+  // -- the paper view --------------------------------------------------------------------
+  function paperView(main) {
+    const base = () => ({ ref: main.dataset.paper, version: parseInt(main.dataset.version, 10) || null, status: main.dataset.status });
+    const forms = { reject: $("#reject-form"), edit: $("#edit-form"), regen: $("#regen-form") };
+
+    async function act(payload, form) {
+      const progress = form ? $(".progress", form) : null;
+      let timer = null;
+      if (payload.action === "regen" && progress) {
+        const started = Date.now();
+        progress.hidden = false;
+        progress.textContent = "regenerating… asking the model";
+        timer = setInterval(() => { progress.textContent = "regenerating… " + Math.round((Date.now() - started) / 1000) + " s"; }, 500);
+      }
+      say(payload.action + "…", "busy");
+      $$("button", main).forEach((b) => { b.disabled = true; });
+      let result;
+      try {
+        result = await post("/api/action", Object.assign(base(), payload));
+      } catch (e) {
+        result = { ok: false, status: 0, body: { error: "the desk did not answer: is it still running?" } };
+      }
+      if (timer) clearInterval(timer);
+      if (progress) progress.hidden = true;
+      $$("button", main).forEach((b) => { b.disabled = false; });
+      if (result.ok) {
+        flashLater(result.body.message);
+        location.reload();
+        return;
+      }
+      say(result.body.error || "refused", "error");
+      if (form) showErrors(form, result.body.problems || [result.body.error]);
+    }
+
+    function open(name) {
+      for (const [key, form] of Object.entries(forms)) form.hidden = key !== name;
+      const field = $("textarea, input", forms[name]);
+      if (field) field.focus();
+    }
+
+    function run(action) {
+      if (action === "approve") act({ action: "approve" }, null);
+      else open(action);
+    }
+
+    $$("[data-action]", main).forEach((button) => button.addEventListener("click", () => run(button.dataset.action)));
+    for (const [name, form] of Object.entries(forms)) {
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const data = Object.fromEntries(new FormData(form).entries());
+        act(Object.assign({ action: name }, data), form);
+      });
+      $(".cancel", form).addEventListener("click", () => { form.hidden = true; });
+    }
+    return function key(event) {
+      const keys = { a: "approve", r: "reject", e: "edit", g: "regen" };
+      if (keys[event.key]) { event.preventDefault(); run(keys[event.key]); }
+      else if (event.key === "j" && main.dataset.next) location.href = main.dataset.next;
+      else if (event.key === "k" && main.dataset.prev) location.href = main.dataset.prev;
+      else if (event.key === "Escape") Object.values(forms).forEach((f) => { f.hidden = true; });
+    };
+  }
+
+  // -- the queue --------------------------------------------------------------------------
+  function queueView() {
+    const rows = $$("tr[data-paper]");
+    let at = rows.length ? 0 : -1;
+    const mark = () => rows.forEach((row, i) => row.classList.toggle("cursor", i === at));
+    mark();
+    const picked = () => rows.filter((row) => $(".pick", row).checked);
+    const selectedButton = $("#approve-selected");
+    const refresh = () => {
+      const n = picked().length;
+      selectedButton.disabled = n === 0;
+      selectedButton.textContent = n ? "approve " + n + " selected" : "approve selected";
+    };
+    rows.forEach((row) => $(".pick", row).addEventListener("change", refresh));
+
+    let pending = [];
+    function confirmApprove(chosen) {
+      pending = chosen;
+      $("#confirm-text").textContent = "Approve " + chosen.length + (chosen.length === 1 ? " paper" : " papers") + "? Their current versions get published by the next build.";
+      $("#confirm").hidden = false;
+      $("#confirm-yes").focus();
+    }
+    selectedButton.addEventListener("click", () => confirmApprove(picked()));
+    $("#approve-filtered").addEventListener("click", () => confirmApprove(rows));
+    $("#confirm-no").addEventListener("click", () => { $("#confirm").hidden = true; });
+    $("#confirm-yes").addEventListener("click", async () => {
+      $("#confirm").hidden = true;
+      const items = pending.map((row) => ({ ref: row.dataset.paper, version: parseInt(row.dataset.version, 10) || null, status: row.dataset.status }));
+      say("approving " + items.length + "…", "busy");
+      const result = await post("/api/approve-many", { items: items });
+      if (result.ok) { flashLater(result.body.message); location.reload(); }
+      else say(result.body.error || "refused", "error");
+    });
+
+    return function key(event) {
+      if (!rows.length) return;
+      if (event.key === "j") { at = Math.min(at + 1, rows.length - 1); mark(); rows[at].scrollIntoView({ block: "nearest" }); }
+      else if (event.key === "k") { at = Math.max(at - 1, 0); mark(); rows[at].scrollIntoView({ block: "nearest" }); }
+      else if (event.key === "Enter" || event.key === "o") location.href = $("a.title", rows[at]).href;
+      else if (event.key === "x") { const box = $(".pick", rows[at]); box.checked = !box.checked; refresh(); }
+    };
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    const flash = sessionStorage.getItem("desk-flash");
+    if (flash) { sessionStorage.removeItem("desk-flash"); say(flash, "ok"); }
+    const main = $("#paper");
+    const viewKey = main ? paperView(main) : ($("#queue") ? queueView() : () => {});
+    document.addEventListener("keydown", (event) => {
+      if (event.ctrlKey || event.metaKey || event.altKey) return;
+      if (typing(event)) { if (event.key === "Escape") event.target.blur(); return; }
+      if (event.key === "?") { toggleHelp(); return; }
+      if (event.key === "Escape") toggleHelp(false);
+      viewKey(event);
+    });
+    document.body.dataset.ready = "1";
+  });
+})();
