@@ -5,7 +5,8 @@ The site renders Markdown with Python-Markdown and ``pymdownx.arithmatex``
 
 * Math is exactly what arithmatex reads as inline math — ``\\( … \\)`` and
   ``$ … $`` (its own regular expressions are used, so the split follows the
-  installed version).  Math is written to the page untouched.
+  installed version).  Math is written to the page untouched, unless it holds
+  TeX that could make a link, id, class or style (``texguard``): that is text.
 * Everything else is text, and only what Markdown or HTML would read as syntax
   is escaped, so the reader sees the characters that were written:
 
@@ -41,6 +42,8 @@ import unicodedata
 import yaml
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
+from .texguard import unsafe_tex_commands
+
 # What arithmatex (inline_syntax dollar + round, smart_dollar) reads as inline math.
 _INLINE_MATH = re.compile(f"(?:{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE})")
 # Python-Markdown's escapable characters, plus '$' which arithmatex adds.
@@ -71,6 +74,11 @@ def split_math(text: str) -> list[tuple[bool, str]]:
             end = m.end() if escapes else m.start() + 1
             pieces.append((False, text[pos:end]))
             pos = end
+            continue
+        if unsafe_tex_commands(m.group(0)):
+            # TeX that could make a link or a style never reaches MathJax: it shows as written.
+            pieces.append((False, text[pos : m.end()]))
+            pos = m.end()
             continue
         if m.start() > pos:
             pieces.append((False, text[pos : m.start()]))
