@@ -149,11 +149,12 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
 # -- prompts ---------------------------------------------------------------------------
 
 
-_PAPER_TAG = re.compile(r"<\s*/?\s*paper\s*>", re.IGNORECASE)
+# The fence's tags as a paper could mimic them: any spacing, attributes, full-width brackets.
+_PAPER_TAG = re.compile(r"[<＜]\s*/?\s*paper\b[^>＞\n]*[>＞]", re.IGNORECASE)
 
 
 def _paper_text(text: str) -> str:
-    """Paper text cannot close the <paper> block it sits in."""
+    """Paper text (the title too) cannot open or close the <paper> block it sits in."""
     return _PAPER_TAG.sub("[paper]", text)
 
 
