@@ -88,8 +88,10 @@ def test_mkdocs_build_strict_and_pages_read_as_written(project: Project, drafts:
         papers = papers[1:]
     assert papers[0] == (
         "Annotations <b>Mitigate</b> Mode Collapse: 本文发现 <script>alert(1)</script> 式的注入不会执行；"
-        "作者把 SFT 的 *低熵* 先验与 __init__ 风格的 `tag` 对齐，d_model 保持不变，语义多样性差距缩小 85%×2。"
+        "作者把 SFT 的 *低熵* 先验与 __init__ 风格的 tag 对齐，d_model 保持不变，语义多样性差距缩小 85%×2。"
     )
+    html = (root / "site" / "ICML2026" / "llm_pretraining" / "index.html").read_text("utf-8")
+    assert "风格的 <code>tag</code> 对齐" in html and "<strong>语义多样性</strong>差距" in html  # the Markdown subset
     assert papers[1] == (
         "d²Cache: Caching for Diffusion LMs: 作者提出 d²Cache，在 [expand] 阶段只更新 <3% 的 token，"
         "把吞吐提高 \\(4.2\\times\\)，并与 μP 兼容，适用于 \\(O(n^2)\\) 注意力的扩散语言模型。"

@@ -145,6 +145,83 @@ def escape_inline(text: str) -> str:
     return "".join(segment for _, segment in _escaped_pieces(text))
 
 
+# The Markdown a summary may use, as on the reference site: `code` and **bold**.  A code span is
+# one backtick each side (not after a backslash, which Markdown reads as an escaped backtick),
+# around text that neither starts nor ends with a space.  A bold mark is a run of exactly two stars.
+_CODE_SPAN = re.compile(r"(?<![`\\])`([^`\s]|[^`\s][^`]*[^`\s])`(?!`)")
+_BOLD_MARK = re.compile(r"(?<!\*)\*\*(?!\*)")
+
+
+def _split_code_and_marks(text: str) -> list[tuple[str, str]]:
+    """``("text" | "math" | "code" | "mark", segment)``; every ``**`` run is a mark, paired later."""
+    pieces: list[tuple[str, str]] = []
+
+    def add_text(part: str) -> None:
+        for i, between in enumerate(_BOLD_MARK.split(part)):
+            pieces.extend([("mark", "**")] if i else [])
+            pieces.append(("text", between))
+
+    for is_math, segment in split_math(text):
+        if is_math:
+            pieces.append(("math", segment))
+            continue
+        pos = 0
+        for m in _CODE_SPAN.finditer(segment):
+            add_text(segment[pos : m.start()])
+            pieces.append(("code", m.group(0)))
+            pos = m.end()
+        add_text(segment[pos:])
+    return [(kind, segment) for kind, segment in pieces if segment]
+
+
+def _pair_marks(pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Marks that open (before a non-space) and close (after a non-space) bold become ``"bold"``; others text."""
+    kinds = [kind for kind, _ in pieces]
+    opened: int | None = None
+    for i, (kind, _) in enumerate(pieces):
+        if kind != "mark":
+            continue
+        after = pieces[i + 1][1][:1] if i + 1 < len(pieces) else ""
+        before = pieces[i - 1][1][-1:] if i else ""
+        if opened is None and after.strip():
+            opened = i
+        elif opened is not None and before.strip() and i > opened + 1:
+            kinds[opened] = kinds[i] = "bold"
+            opened = None
+    merged: list[tuple[str, str]] = []
+    for kind, (_, segment) in zip(kinds, pieces, strict=True):
+        kind = "text" if kind == "mark" else kind
+        if merged and kind == "text" and merged[-1][0] == "text":
+            merged[-1] = ("text", merged[-1][1] + segment)
+        else:
+            merged.append((kind, segment))
+    return merged
+
+
+def summary_pieces(text: str) -> list[tuple[str, str]]:
+    """A summary line as ``(kind, segment)``: ``text``, ``math``, ``code`` (with its backticks), ``bold`` (a
+    paired ``**``).  Joined, the segments are the cleaned line."""
+    return _pair_marks(_split_code_and_marks(clean(text)))
+
+
+def escape_summary(text: str) -> str:
+    """A summary as Markdown: ``**bold**`` and `` `code` `` as such, math untouched, the rest as written."""
+    pieces = summary_pieces(text)
+    masked = "".join("x" * len(segment) if kind == "math" else segment for kind, segment in pieces)
+    tag_starts = frozenset(i for i, ch in enumerate(masked) if ch == "<" and _TAG_START.match(masked, i))
+    out: list[str] = []
+    offset = 0
+    for i, (kind, segment) in enumerate(pieces):
+        if kind == "text":
+            # After math, code or bold, a '{' would be read as an attribute list for that element.
+            after_element = i > 0 and pieces[i - 1][0] != "text"
+            out.append(_escape_plain(segment, after_math=after_element, tag_starts=tag_starts, offset=offset))
+        else:
+            out.append(segment)
+        offset += len(segment)
+    return "".join(out)
+
+
 def _brackets_balanced(text: str) -> bool:
     depth = 0
     for ch in text:

@@ -46,6 +46,7 @@ from .markdown_text import (
     escape_heading,
     escape_inline,
     escape_link_text,
+    escape_summary,
     link_target,
     meta_text,
     sort_key,
@@ -117,7 +118,7 @@ def paper_line(entry: Entry) -> str:
     title = entry.record.title
     link = link_target(entry.record.link)
     head = f"**[{escape_link_text(title)}]({link})**" if link else f"**{escape_inline(title)}**"
-    return f"{head}: {escape_inline(entry.version.summary)}{entry.mark}"
+    return f"{head}: {escape_summary(entry.version.summary)}{entry.mark}"
 
 
 def select(record: Record, *, drafts: bool, tags: TagSettings) -> Entry | None:
