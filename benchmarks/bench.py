@@ -135,6 +135,7 @@ class CliRun:
     wall_s: float
     max_rss_mb: float
     stderr: str
+    cpu_s: float = 0.0  # user + system time of the process: what a loaded shared machine does not inflate
 
 
 class Bench:
@@ -171,7 +172,7 @@ class Bench:
             stderr = err.read().decode("utf-8", "replace")
         if not peak_kib:  # no /proc: ru_maxrss, which also counts the bench's own pages from before exec
             peak_kib = usage.ru_maxrss
-        run = CliRun(args, proc.returncode, wall, peak_kib / 1024, stderr)
+        run = CliRun(args, proc.returncode, wall, peak_kib / 1024, stderr, usage.ru_utime + usage.ru_stime)
         self.runs.append(run)
         shown = " ".join(args)
         print(f"  {name} {shown}: exit {run.code}, {wall:.2f} s, {run.max_rss_mb:.0f} MB", flush=True)

@@ -241,16 +241,23 @@ def test_site_is_approved_only_and_preview_marks_drafts(project: Project) -> Non
     assert "Rejected" not in page
     assert "A Draft That Is Not Published" in page and "*（📝 草稿）*" in page
     assert "分词器（修订）" in page and "*（📝 修订待审）*" in page
-    assert "[💬 ACL 2026 (1)](../../ACL2026/llm_pretraining/index.md)" in page
+    assert '<a href="../../ACL2026/llm_pretraining/">💬 ACL 2026 (1)</a>' in page
 
 
 def test_cross_venue_line_in_config_order_with_counts(project: Project) -> None:
     settings, store = sample_store(project)
+    # A venue name is text too: HTML-escaped in the line (it is raw HTML, for build speed).
+    project.write_config(venues=[*VENUES3, {"id": "NIPS2026", "name": 'A <b>"&" Venue', "emoji": "🅰"}])
+    add(store, "NIPS2026", "n1", "N", summary_text(), ["LLM"], "llm_pretraining")
+    root = Path(build_site(project.settings(), store, None, drafts=True).root)
+    page = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
+    assert '<a href="../../NIPS2026/llm_pretraining/">🅰 A &lt;b&gt;&quot;&amp;&quot; Venue (1)</a></p>' in page
+    project.write_config(venues=VENUES3)
     root = Path(build_site(settings, store, None, drafts=True).root)
     page = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
     assert (
-        "📌 **同领域跨会议浏览：** [🧪 ICML2026 (5)](../../ICML2026/llm_pretraining/index.md)"
-        " · [💬 ACL 2026 (1)](../../ACL2026/llm_pretraining/index.md)\n"
+        '<p>📌 <strong>同领域跨会议浏览：</strong> <a href="../../ICML2026/llm_pretraining/">🧪 ICML2026 (5)</a>'
+        ' · <a href="../../ACL2026/llm_pretraining/">💬 ACL 2026 (1)</a></p>\n'
     ) in page
     # image_generation exists only at ICLR2026: no cross-venue line at all.
     only = (root / "docs/ICLR2026/image_generation/index.md").read_text("utf-8")
@@ -311,6 +318,8 @@ class _Visible(HTMLParser):
 
 def render(source: str) -> _Visible:
     md = markdown.Markdown(
+        # The site's toc and arithmatex, plus attr_list and def_list, which the site leaves out (attr_list
+        # can set any attribute): the escaping holds even if an editor turns them on.
         extensions=["toc", "pymdownx.arithmatex", "attr_list", "def_list"],
         extension_configs={"pymdownx.arithmatex": {"generic": True}, "toc": {"permalink": True}},
     )
@@ -480,7 +489,7 @@ def test_build_of_some_venues_is_a_consistent_site_of_just_those(
     # The full build brings every venue back, cross-venue lines included.
     build_site(settings, store, None, drafts=True)
     iclr = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
-    assert "[🧪 ICML2026 (5)](../../ICML2026/llm_pretraining/index.md)" in iclr
+    assert '<a href="../../ICML2026/llm_pretraining/">🧪 ICML2026 (5)</a>' in iclr
 
 
 def test_unknown_field_is_left_off_and_reported(project: Project) -> None:
