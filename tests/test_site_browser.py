@@ -55,7 +55,11 @@ HOSTILE = [
     ("markdown-link", "[点我](javascript:alert(8)) 与 [数据](data:text/html,<script>alert(9)</script>)"),
     ("markdown-image", '![x](javascript:alert(10)) 与 <a href="javascript:alert(11)">a</a>'),
     ("autolink", "<javascript:alert(12)> 与 <https://evil.example/?q=1 onclick=alert(13)>"),
+    # The Markdown subset (bold, code) followed by an attribute list: no attribute, whatever the extensions.
+    ("attr-list", '**粗**{: onclick="alert(14)"} 与 `x`{: .evil-class} 与 \\(y\\){: #evil-id}'),
 ]
+# Titles show every input as written; summaries too, except that bold and code render as such.
+SUBSET = {"attr-list"}
 HOSTILE_TEX = [(case, text) for case, text in HOSTILE if text.startswith(("\\(", "$"))]
 INJECTED = ("md-header", "evil-id", "evil-class", "evil-font")
 
@@ -158,7 +162,7 @@ def test_hostile_text_on_the_built_page_is_inert(case: str, hostile_site: Path, 
         assert_inert(page)
         # The text shows as written (title and summary), and the house math after it rendered.
         shown = " ".join(scope.inner_text().split())
-        assert shown.count(dict(HOSTILE)[case]) == 2, shown
+        assert shown.count(dict(HOSTILE)[case]) == (1 if case in SUBSET else 2), shown
         assert scope.locator("mjx-container").count() == 6
         assert scope.locator("mjx-merror").count() == 0
 

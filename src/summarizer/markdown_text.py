@@ -27,6 +27,10 @@ The site renders Markdown with Python-Markdown and ``pymdownx.arithmatex``
   unbalanced brackets become ``&#91;``/``&#93;``.  ``×``, ``μP``, ``d²Cache``,
   ``<3%``, ``[expand]`` stay exactly as written.
 
+A summary (``escape_summary``, not titles or tags) may also use the reference site's
+Markdown subset: ``**bold**`` and `` `code` `` are written as such (see ``summary_pieces``
+for exactly what pairs); a ``{`` right after them is escaped like one after math.
+
 Display math ``\\[ … \\]`` (and ``$$ … $$``) inside a paragraph is not math to
 arithmatex — it only reads those as a block of their own — so Markdown would
 drop the backslashes.  It is escaped like any text and shows as written.
