@@ -58,7 +58,7 @@ HOSTILE = [
     # The Markdown subset (bold, code) followed by an attribute list: no attribute, whatever the extensions.
     ("attr-list", '**粗**{: onclick="alert(14)"} 与 `x`{: .evil-class} 与 \\(y\\){: #evil-id}'),
 ]
-# Titles show every input as written; summaries too, except that bold and code render as such.
+# Shown exactly as written, except that bold, code and safe math render as such.
 SUBSET = {"attr-list"}
 HOSTILE_TEX = [(case, text) for case, text in HOSTILE if text.startswith(("\\(", "$"))]
 INJECTED = ("md-header", "evil-id", "evil-class", "evil-font")
@@ -134,7 +134,8 @@ def click_everything(page: Any, scope: Any) -> None:
     targets = scope.locator("a:not([href^='http']), mjx-container, img")
     for i in range(targets.count()):
         target = targets.nth(i)
-        if target.is_visible():
+        # Math inside the title's own http link would only follow that link off the test server.
+        if target.is_visible() and not target.evaluate("el => !!el.closest(\"a[href^='http']\")"):
             target.click(timeout=5_000, no_wait_after=True)
             if not page.url.startswith("http://127.0.0.1"):
                 page.go_back()
@@ -162,8 +163,12 @@ def test_hostile_text_on_the_built_page_is_inert(case: str, hostile_site: Path, 
         assert_inert(page)
         # The text shows as written (title and summary), and the house math after it rendered.
         shown = " ".join(scope.inner_text().split())
-        assert shown.count(dict(HOSTILE)[case]) == (1 if case in SUBSET else 2), shown
-        assert scope.locator("mjx-container").count() == 6
+        if case in SUBSET:  # math, bold and code render; the attribute lists stay text, in title and summary
+            for attrs in re.findall(r"\{:[^}]*\}", dict(HOSTILE)[case]):
+                assert shown.count(attrs) == 2, shown
+        else:
+            assert shown.count(dict(HOSTILE)[case]) == 2, shown
+        assert scope.locator("mjx-container").count() == 6 + (2 if case in SUBSET else 0)  # \\(y\\) twice
         assert scope.locator("mjx-merror").count() == 0
 
 

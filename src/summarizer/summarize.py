@@ -200,7 +200,7 @@ class Prompts:
     ) -> list[dict[str, str]]:
         venue = next((v for v in settings.venues if v.id == record.venue), None)
         values = {
-            "title": " ".join(record.title.split()),
+            "title": _paper_text(" ".join(record.title.split())),  # sits inside the fence too
             "venue": venue.name if venue else record.venue,
             "sections": [(SECTION_NAMES.get(name, name), text) for name, text in sections],
             "fields": settings.fields,
