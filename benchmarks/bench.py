@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 import batch_cost
+import scale  # benchmarks/scale.py, beside this file
 from summarizer.config import load_settings
 from summarizer.extract import estimate_tokens, extract_pdf, load_paper_text, model_input
 from summarizer.store import Record, Store
@@ -135,6 +136,7 @@ class CliRun:
     wall_s: float
     max_rss_mb: float
     stderr: str
+    cpu_s: float = 0.0  # user + system time of the process: what a loaded shared machine does not inflate
 
 
 class Bench:
@@ -148,10 +150,16 @@ class Bench:
         """Run ``python -m summarizer --config CONFIG ARGS`` and measure it (wall, peak RSS of that process)."""
         config = config.resolve()
         argv = [sys.executable, "-m", "summarizer", "--config", str(config), *args]
+        return self.measure(argv, config.parent, "summarizer", list(args), expect=expect)
+
+    def measure(
+        self, argv: list[str], cwd: Path, name: str, args: list[str], *, expect: Sequence[int] = (0,)
+    ) -> CliRun:
+        """Run any command and measure it as ``cli`` does (the scale section times ``mkdocs build`` too)."""
         log = self.work / f"cli-{len(self.runs):02d}.log"
         with log.open("w+b") as err:
             start = time.perf_counter()
-            proc = subprocess.Popen(argv, cwd=config.parent, env=self.env, stdout=subprocess.DEVNULL, stderr=err)
+            proc = subprocess.Popen(argv, cwd=cwd, env=self.env, stdout=subprocess.DEVNULL, stderr=err)
             peak_kib = 0
             while True:
                 pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -165,12 +173,12 @@ class Bench:
             stderr = err.read().decode("utf-8", "replace")
         if not peak_kib:  # no /proc: ru_maxrss, which also counts the bench's own pages from before exec
             peak_kib = usage.ru_maxrss
-        run = CliRun(list(args), proc.returncode, wall, peak_kib / 1024, stderr)
+        run = CliRun(args, proc.returncode, wall, peak_kib / 1024, stderr, usage.ru_utime + usage.ru_stime)
         self.runs.append(run)
         shown = " ".join(args)
-        print(f"  summarizer {shown}: exit {run.code}, {wall:.2f} s, {run.max_rss_mb:.0f} MB", flush=True)
+        print(f"  {name} {shown}: exit {run.code}, {wall:.2f} s, {run.max_rss_mb:.0f} MB", flush=True)
         if run.code not in expect:
-            raise SystemExit(f"bench: `summarizer {shown}` exited {run.code}:\n{stderr[-3000:]}")
+            raise SystemExit(f"bench: `{name} {shown}` exited {run.code}:\n{stderr[-3000:]}")
         return run
 
 
@@ -457,8 +465,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--papers", type=int, default=200, help="papers in the pipeline rows (default 200)")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder under benchmarks/work/")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave RESULTS.md alone")
+    parser.add_argument("--only", choices=["scale"], help="run only this section (RESULTS.md keeps the rest)")
+    parser.add_argument("--scale-sizes", default="3000,20000,50000", help="papers in each scale run")
     args = parser.parse_args(argv)
     n: int = args.papers
+    sizes = tuple(int(size) for size in args.scale_sizes.split(","))
+    if args.only == "scale":
+        return scale.main(Bench, RESULTS, sizes, keep=args.keep, write=not args.no_write)
 
     began = time.perf_counter()
     info = machine()
@@ -572,7 +585,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_write:
         RESULTS.write_text(results_markdown(res, info, total, n), encoding="utf-8")
         print(f"written: {RESULTS.relative_to(REPO)}")
-    return 0
+    return scale.main(Bench, RESULTS, sizes, keep=args.keep, write=not args.no_write)
 
 
 if __name__ == "__main__":

@@ -305,7 +305,7 @@ def unsaved_file(message: str) -> Path:
 def test_an_editor_that_keeps_writing_invalid_text_gives_up_and_keeps_the_text(
     cli: RunCli, imported: Project, tmp_path: Path
 ) -> None:
-    typed = "summary: 我的改写 \\\\(\\\\href{javascript:x}{y}\\\\)\ntags: [LLM]\nfield: llm_pretraining\n"
+    typed = "summary: 我的改写 \\(\\href{javascript:x}{y}\\)\ntags: [LLM]\nfield: llm_pretraining\n"
     editor = write_editor(tmp_path, [typed])
     result = cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor))
     assert result.code == 2

@@ -14,10 +14,19 @@ from typing import Any
 
 import markdown
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from conftest import Project, RunCli, summary_text
 from summarizer.config import Settings
-from summarizer.markdown_text import escape_inline, escape_link_text, split_math, yaml_scalar
+from summarizer.markdown_text import (
+    escape_inline,
+    escape_link_text,
+    escape_summary,
+    split_math,
+    summary_pieces,
+    yaml_scalar,
+)
 from summarizer.site import Entry, build_site, hot_topics, sort_entries
 from summarizer.store import Record, Store
 
@@ -89,7 +98,7 @@ def sample_store(project: Project) -> tuple[Settings, Store]:
         "2601.00013",
         "Annotations <b>Mitigate</b> Mode Collapse",
         "本文发现 <script>alert(1)</script> 式的注入不会执行；作者把 SFT 的 *低熵* 先验与 __init__ 风格的 `tag` "
-        "对齐，d_model 保持不变，语义多样性差距缩小 85%×2。",
+        "对齐，d_model 保持不变，**语义多样性**差距缩小 85%×2。",
         ["LLM", "对齐"],
         "llm_pretraining",
         url="https://example.org/paper?id=13&v=1",
@@ -232,16 +241,23 @@ def test_site_is_approved_only_and_preview_marks_drafts(project: Project) -> Non
     assert "Rejected" not in page
     assert "A Draft That Is Not Published" in page and "*（📝 草稿）*" in page
     assert "分词器（修订）" in page and "*（📝 修订待审）*" in page
-    assert "[💬 ACL 2026 (1)](../../ACL2026/llm_pretraining/index.md)" in page
+    assert '<a href="../../ACL2026/llm_pretraining/">💬 ACL 2026 (1)</a>' in page
 
 
 def test_cross_venue_line_in_config_order_with_counts(project: Project) -> None:
     settings, store = sample_store(project)
+    # A venue name is text too: HTML-escaped in the line (it is raw HTML, for build speed).
+    project.write_config(venues=[*VENUES3, {"id": "NIPS2026", "name": 'A <b>"&" Venue', "emoji": "🅰"}])
+    add(store, "NIPS2026", "n1", "N", summary_text(), ["LLM"], "llm_pretraining")
+    root = Path(build_site(project.settings(), store, None, drafts=True).root)
+    page = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
+    assert '<a href="../../NIPS2026/llm_pretraining/">🅰 A &lt;b&gt;&quot;&amp;&quot; Venue (1)</a></p>' in page
+    project.write_config(venues=VENUES3)
     root = Path(build_site(settings, store, None, drafts=True).root)
     page = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
     assert (
-        "📌 **同领域跨会议浏览：** [🧪 ICML2026 (5)](../../ICML2026/llm_pretraining/index.md)"
-        " · [💬 ACL 2026 (1)](../../ACL2026/llm_pretraining/index.md)\n"
+        '<p>📌 <strong>同领域跨会议浏览：</strong> <a href="../../ICML2026/llm_pretraining/">🧪 ICML2026 (5)</a>'
+        ' · <a href="../../ACL2026/llm_pretraining/">💬 ACL 2026 (1)</a></p>\n'
     ) in page
     # image_generation exists only at ICLR2026: no cross-venue line at all.
     only = (root / "docs/ICLR2026/image_generation/index.md").read_text("utf-8")
@@ -290,38 +306,68 @@ class _Visible(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.text: list[str] = []
         self.tags: list[str] = []
+        self.attrs: list[tuple[str, str, str | None]] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append(tag)
+        self.attrs.extend((tag, name, value) for name, value in attrs)
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
 
 
-def render(source: str) -> tuple[str, list[str]]:
+def render(source: str) -> _Visible:
     md = markdown.Markdown(
+        # The site's toc and arithmatex, plus attr_list and def_list, which the site leaves out (attr_list
+        # can set any attribute): the escaping holds even if an editor turns them on.
         extensions=["toc", "pymdownx.arithmatex", "attr_list", "def_list"],
         extension_configs={"pymdownx.arithmatex": {"generic": True}, "toc": {"permalink": True}},
     )
     parser = _Visible()
     parser.feed(md.convert(source))
-    return " ".join("".join(parser.text).split()), parser.tags
+    return parser
+
+
+def visible(parser: _Visible) -> str:
+    return " ".join("".join(parser.text).split())
+
+
+def shown_math(segment: str) -> str:
+    """Math as arithmatex writes it on the page: ``$x$`` becomes ``\\(x\\)``."""
+    return "\\(" + segment[1:-1] + "\\)" if segment.startswith("$") else segment
 
 
 def shown(text: str) -> str:
-    """What a reader sees for ``text``: itself, with ``$x$`` math shown as arithmatex writes it."""
-    out = []
-    for is_math, segment in split_math(" ".join(text.split())):
-        out.append("\\(" + segment[1:-1] + "\\)" if is_math and segment.startswith("$") else segment)
-    return "".join(out)
+    """What a reader sees for a title: itself, with its math as arithmatex writes it."""
+    return "".join(shown_math(seg) if is_math else seg for is_math, seg in split_math(" ".join(text.split())))
+
+
+def shown_summary(text: str) -> tuple[str, int, int]:
+    """What a reader sees for a summary (bold marks and code backticks gone), and its bold and code counts."""
+    out, bold, code = [], 0, 0
+    for kind, segment in summary_pieces(text):
+        if kind == "math":
+            out.append(shown_math(segment))
+        elif kind == "code":
+            out.append(segment[1:-1])
+            code += 1
+        elif kind == "bold":
+            bold += 1
+        else:
+            out.append(segment)
+    return "".join(out), bold // 2, code
 
 
 def assert_renders_as_written(title: str, summary: str) -> None:
-    source = f"**[{escape_link_text(title)}](https://arxiv.org/abs/2601.00001)**: {escape_inline(summary)}"
-    visible, tags = render(source)
-    assert visible == " ".join(f"{shown(title)}: {shown(summary)}".split()), source
-    assert tags.count("a") == 1 and tags.count("strong") == 1, source
-    assert set(tags) <= {"p", "strong", "a", "span"}, source
+    source = f"**[{escape_link_text(title)}](https://arxiv.org/abs/2601.00001)**: {escape_summary(summary)}"
+    page = render(source)
+    seen, bold, code = shown_summary(summary)
+    assert visible(page) == " ".join(f"{shown(title)}: {seen}".split()), source
+    assert page.tags.count("a") == 1 and page.tags.count("strong") == 1 + bold, source
+    assert page.tags.count("code") == code, source
+    assert set(page.tags) <= {"p", "strong", "a", "span", "code"}, source
+    # No attribute from the text: only the title's link and arithmatex's own class.
+    assert set(page.attrs) <= {("a", "href", "https://arxiv.org/abs/2601.00001"), ("span", "class", "arithmatex")}
 
 
 CASES = [
@@ -334,6 +380,10 @@ CASES = [
     ("Entities &amp; &lt;", "写下的 &lt;tag&gt; 与 &#91; 与 AT&T 照原样，<me@example.com> 不是邮件链接。"),
     ("Math {after}", "\\(x\\){: .cls} 后的花括号保留，$5 与 $10 是钱，\\(a_{i}^{*}\\) 是公式。"),
     ("Display \\[E=mc^2\\] inline", "段内 \\[ \\sum_i x_i \\] 与 $$y$$ 显示为所写。"),
+    ("A* Search", "A* 搜索与 Pr-A* 照原样，** 不成对 与 **未闭合，** 两侧有空格 ** 也不加粗。"),
+    ("Attributes", "**粗**{: onclick=alert(1)} 与 `x`{: .cls} 与 **\\(x\\)**{: #id} 都不是属性。"),
+    ("Code keeps", "`<script>alert(1)</script>` 与 `**不加粗**` 与 `$x$` 与 `&lt;` 在代码里照原样。"),
+    ("Bold holds", "**含 \\(O(n\\log n)\\) 与 `code` 的粗体** 与 ***三星*** 与 ``双反引号``。"),
 ]
 
 
@@ -342,21 +392,37 @@ def test_escaping_renders_as_written(title: str, summary: str) -> None:
     assert_renders_as_written(title, summary)
 
 
+def test_bold_and_code_render_as_strong_and_code() -> None:
+    page = markdown.markdown(escape_summary("本文用 **关键机制** 替换 `softmax`，A* 搜索与 Pr-A* 不变。"))
+    assert page == "<p>本文用 <strong>关键机制</strong> 替换 <code>softmax</code>，A* 搜索与 Pr-A* 不变。</p>"
+
+
 def test_escaping_leaves_math_and_plain_text_untouched() -> None:
     text = "把延迟降低 \\(2.1\\times\\)，在 [expand] 阶段 <3% 的 ×、μP、d²Cache 与 $L=\\alpha N^{-\\beta}$ 不变。"
     assert escape_inline(text) == text
+    assert escape_summary(text) == text
     assert "\\[" not in escape_inline("[expand] [MASK]")
     assert escape_inline("<script>") == "&lt;script>"
     assert escape_inline("[a](b)") == "[a&#93;(b)"
 
 
-def test_escaping_random_strings_render_as_written() -> None:
-    rnd = random.Random(20260501)
-    alphabet = [*"ab 中_*`$\\[](){}<>&!#:@/.-+=", "\\(", "\\)", "\\[", "\\]", "<b>", "&lt;", "<3", "$$", "**"]
-    for _ in range(1500):
-        title = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 10)))
-        summary = "".join(rnd.choice(alphabet) for _ in range(rnd.randint(1, 20)))
-        assert_renders_as_written(title, summary)
+# Text made of the pieces Markdown, HTML, arithmatex and attr_list react to, and any printable character.
+_SYNTAX = [
+    *"ab 中_*`$\\[](){}<>&!#:@/.-+=",
+    *["\\(", "\\)", "\\[", "\\]", "<b>", "&lt;", "<3", "$$", "**", "{:", "\\href"],
+    *["\\(x\\)", "$x$", "`x`", "**x**", "{: .c}", "{#i}", "](", "A*"],
+]
+_PIECE = st.one_of(
+    st.sampled_from(_SYNTAX),
+    st.characters(categories=("L", "N", "P", "S"), exclude_characters="\x7f"),
+)
+_TEXT = st.lists(_PIECE, min_size=1, max_size=24).map("".join)
+
+
+@settings(max_examples=1500, deadline=None, derandomize=True, database=None)
+@given(title=_TEXT, summary=_TEXT)
+def test_any_text_renders_as_written(title: str, summary: str) -> None:
+    assert_renders_as_written(title, summary)
 
 
 def test_yaml_scalar_round_trips() -> None:
@@ -423,7 +489,7 @@ def test_build_of_some_venues_is_a_consistent_site_of_just_those(
     # The full build brings every venue back, cross-venue lines included.
     build_site(settings, store, None, drafts=True)
     iclr = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
-    assert "[🧪 ICML2026 (5)](../../ICML2026/llm_pretraining/index.md)" in iclr
+    assert '<a href="../../ICML2026/llm_pretraining/">🧪 ICML2026 (5)</a>' in iclr
 
 
 def test_unknown_field_is_left_off_and_reported(project: Project) -> None:

@@ -59,6 +59,34 @@ def mkdocs_build(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+class _Links(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.hrefs: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        href = dict(attrs).get("href")
+        if tag == "a" and href:
+            self.hrefs.append(href)
+
+
+def broken_links(html_root: Path) -> list[str]:
+    """Relative links in the built HTML whose target is not there (the cross-venue line is raw HTML,
+    which ``mkdocs build --strict`` does not check)."""
+    broken = []
+    for page in html_root.rglob("*.html"):
+        parser = _Links()
+        parser.feed(page.read_text("utf-8"))
+        for href in parser.hrefs:
+            path = href.split("#", 1)[0].split("?", 1)[0]
+            if not path or "://" in path or path.startswith(("/", "mailto:", "javascript:", "data:")):
+                continue
+            target = (page.parent / path).resolve()
+            if not (target.is_file() or (target / "index.html").is_file()):
+                broken.append(f"{page.relative_to(html_root)}: {href}")
+    return broken
+
+
 def article(path: Path) -> _Article:
     parser = _Article()
     parser.feed(path.read_text("utf-8"))
@@ -88,14 +116,20 @@ def test_mkdocs_build_strict_and_pages_read_as_written(project: Project, drafts:
         papers = papers[1:]
     assert papers[0] == (
         "Annotations <b>Mitigate</b> Mode Collapse: 本文发现 <script>alert(1)</script> 式的注入不会执行；"
-        "作者把 SFT 的 *低熵* 先验与 __init__ 风格的 `tag` 对齐，d_model 保持不变，语义多样性差距缩小 85%×2。"
+        "作者把 SFT 的 *低熵* 先验与 __init__ 风格的 tag 对齐，d_model 保持不变，语义多样性差距缩小 85%×2。"
     )
+    html = (root / "site" / "ICML2026" / "llm_pretraining" / "index.html").read_text("utf-8")
+    assert "风格的 <code>tag</code> 对齐" in html and "<strong>语义多样性</strong>差距" in html  # the Markdown subset
     assert papers[1] == (
         "d²Cache: Caching for Diffusion LMs: 作者提出 d²Cache，在 [expand] 阶段只更新 <3% 的 token，"
         "把吞吐提高 \\(4.2\\times\\)，并与 μP 兼容，适用于 \\(O(n^2)\\) 注意力的扩散语言模型。"
     )
     assert papers[2].startswith("DreamOn: Diffusion Language Models: ")
     assert page.scripts_in_content == 0  # HTML in titles and summaries stayed text
+
+    assert broken_links(root / "site") == []
+    cross = '<a href="../../ICLR2026/llm_pretraining/">🔬 ICLR2026 (2)</a>'
+    assert cross in (root / "site" / "ICML2026" / "llm_pretraining" / "index.html").read_text("utf-8")
 
     home = article(root / "site" / "index.html")
     assert any(block.startswith("论文解读") for block in home.blocks)
@@ -114,3 +148,10 @@ def test_a_build_of_one_venue_after_a_full_build_still_passes_strict(project: Pr
     build_site(settings, store, ["ICML2026"], drafts=False)
     result = mkdocs_build(root)
     assert result.returncode == 0, result.stderr[-2000:]
+    assert broken_links(root / "site") == []
+
+
+def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "index.html").write_text('<a href="../b/">b</a> <a href="../a/">a</a> <a href="https://x/">x</a>')
+    assert broken_links(tmp_path) == ["a/index.html: ../b/"]

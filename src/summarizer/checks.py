@@ -65,6 +65,12 @@ def summary_problems(text: str) -> list[str]:
         problems.append(f"the summary is too short ({len(text)} characters; at least {MIN_CHARS})")
     if len(text) > MAX_CHARS:
         problems.append(f"the summary is too long ({len(text)} characters; at most {MAX_CHARS})")
+    unsafe = unsafe_tex_commands(text)
+    if unsafe:
+        problems.append(
+            f"the summary uses {', '.join(unsafe)}: TeX that makes links, styles or HTML is not allowed; "
+            "write plain math such as \\(O(n\\log n)\\)"
+        )
     return problems
 
 

@@ -5,7 +5,8 @@ The site renders Markdown with Python-Markdown and ``pymdownx.arithmatex``
 
 * Math is exactly what arithmatex reads as inline math — ``\\( … \\)`` and
   ``$ … $`` (its own regular expressions are used, so the split follows the
-  installed version).  Math is written to the page untouched.
+  installed version).  Math is written to the page untouched, unless it holds
+  TeX that could make a link, id, class or style (``texguard``): that is text.
 * Everything else is text, and only what Markdown or HTML would read as syntax
   is escaped, so the reader sees the characters that were written:
 
@@ -26,6 +27,10 @@ The site renders Markdown with Python-Markdown and ``pymdownx.arithmatex``
   unbalanced brackets become ``&#91;``/``&#93;``.  ``×``, ``μP``, ``d²Cache``,
   ``<3%``, ``[expand]`` stay exactly as written.
 
+A summary (``escape_summary``, not titles or tags) may also use the reference site's
+Markdown subset: ``**bold**`` and `` `code` `` are written as such (see ``summary_pieces``
+for exactly what pairs); a ``{`` right after them is escaped like one after math.
+
 Display math ``\\[ … \\]`` (and ``$$ … $$``) inside a paragraph is not math to
 arithmatex — it only reads those as a block of their own — so Markdown would
 drop the backslashes.  It is escaped like any text and shows as written.
@@ -40,6 +45,8 @@ import unicodedata
 
 import yaml
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
+
+from .texguard import unsafe_tex_commands
 
 # What arithmatex (inline_syntax dollar + round, smart_dollar) reads as inline math.
 _INLINE_MATH = re.compile(f"(?:{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE})")
@@ -71,6 +78,11 @@ def split_math(text: str) -> list[tuple[bool, str]]:
             end = m.end() if escapes else m.start() + 1
             pieces.append((False, text[pos:end]))
             pos = end
+            continue
+        if unsafe_tex_commands(m.group(0)):
+            # TeX that could make a link or a style never reaches MathJax: it shows as written.
+            pieces.append((False, text[pos : m.end()]))
+            pos = m.end()
             continue
         if m.start() > pos:
             pieces.append((False, text[pos : m.start()]))
@@ -135,6 +147,83 @@ def _escaped_pieces(text: str) -> list[tuple[bool, str]]:
 def escape_inline(text: str) -> str:
     """A title, summary, tag or name as Markdown that renders as written (math untouched)."""
     return "".join(segment for _, segment in _escaped_pieces(text))
+
+
+# The Markdown a summary may use, as on the reference site: `code` and **bold**.  A code span is
+# one backtick each side (not after a backslash, which Markdown reads as an escaped backtick),
+# around text that neither starts nor ends with a space.  A bold mark is a run of exactly two stars.
+_CODE_SPAN = re.compile(r"(?<![`\\])`([^`\s]|[^`\s][^`]*[^`\s])`(?!`)")
+_BOLD_MARK = re.compile(r"(?<!\*)\*\*(?!\*)")
+
+
+def _split_code_and_marks(text: str) -> list[tuple[str, str]]:
+    """``("text" | "math" | "code" | "mark", segment)``; every ``**`` run is a mark, paired later."""
+    pieces: list[tuple[str, str]] = []
+
+    def add_text(part: str) -> None:
+        for i, between in enumerate(_BOLD_MARK.split(part)):
+            pieces.extend([("mark", "**")] if i else [])
+            pieces.append(("text", between))
+
+    for is_math, segment in split_math(text):
+        if is_math:
+            pieces.append(("math", segment))
+            continue
+        pos = 0
+        for m in _CODE_SPAN.finditer(segment):
+            add_text(segment[pos : m.start()])
+            pieces.append(("code", m.group(0)))
+            pos = m.end()
+        add_text(segment[pos:])
+    return [(kind, segment) for kind, segment in pieces if segment]
+
+
+def _pair_marks(pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Marks that open (before a non-space) and close (after a non-space) bold become ``"bold"``; others text."""
+    kinds = [kind for kind, _ in pieces]
+    opened: int | None = None
+    for i, (kind, _) in enumerate(pieces):
+        if kind != "mark":
+            continue
+        after = pieces[i + 1][1][:1] if i + 1 < len(pieces) else ""
+        before = pieces[i - 1][1][-1:] if i else ""
+        if opened is None and after.strip():
+            opened = i
+        elif opened is not None and before.strip() and i > opened + 1:
+            kinds[opened] = kinds[i] = "bold"
+            opened = None
+    merged: list[tuple[str, str]] = []
+    for kind, (_, segment) in zip(kinds, pieces, strict=True):
+        kind = "text" if kind == "mark" else kind
+        if merged and kind == "text" and merged[-1][0] == "text":
+            merged[-1] = ("text", merged[-1][1] + segment)
+        else:
+            merged.append((kind, segment))
+    return merged
+
+
+def summary_pieces(text: str) -> list[tuple[str, str]]:
+    """A summary line as ``(kind, segment)``: ``text``, ``math``, ``code`` (with its backticks), ``bold`` (a
+    paired ``**``).  Joined, the segments are the cleaned line."""
+    return _pair_marks(_split_code_and_marks(clean(text)))
+
+
+def escape_summary(text: str) -> str:
+    """A summary as Markdown: ``**bold**`` and `` `code` `` as such, math untouched, the rest as written."""
+    pieces = summary_pieces(text)
+    masked = "".join("x" * len(segment) if kind == "math" else segment for kind, segment in pieces)
+    tag_starts = frozenset(i for i, ch in enumerate(masked) if ch == "<" and _TAG_START.match(masked, i))
+    out: list[str] = []
+    offset = 0
+    for i, (kind, segment) in enumerate(pieces):
+        if kind == "text":
+            # After math, code or bold, a '{' would be read as an attribute list for that element.
+            after_element = i > 0 and pieces[i - 1][0] != "text"
+            out.append(_escape_plain(segment, after_math=after_element, tag_starts=tag_starts, offset=offset))
+        else:
+            out.append(segment)
+        offset += len(segment)
+    return "".join(out)
 
 
 def _brackets_balanced(text: str) -> bool:

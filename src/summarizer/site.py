@@ -32,6 +32,7 @@ Tallies, ordering and escaping are plain Python here and in
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ from .markdown_text import (
     escape_heading,
     escape_inline,
     escape_link_text,
+    escape_summary,
     link_target,
     meta_text,
     sort_key,
@@ -117,7 +119,7 @@ def paper_line(entry: Entry) -> str:
     title = entry.record.title
     link = link_target(entry.record.link)
     head = f"**[{escape_link_text(title)}]({link})**" if link else f"**{escape_inline(title)}**"
-    return f"{head}: {escape_inline(entry.version.summary)}{entry.mark}"
+    return f"{head}: {escape_summary(entry.version.summary)}{entry.mark}"
 
 
 def select(record: Record, *, drafts: bool, tags: TagSettings) -> Entry | None:
@@ -220,9 +222,11 @@ def _field_page(
 ) -> str:
     entries = grouped[venue.id][spec.id]
     hot = hot_topics(entries, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
+    # Raw HTML, not Markdown links: on a large site this line (a link per venue on every field page)
+    # was a third of `mkdocs build`.  Its targets are pages this build writes, so they resolve.
     cross = [
-        f"[{escape_link_text(label(other.emoji, other.name))} ({len(grouped[other.id][spec.id])})]"
-        f"(../../{other.id}/{spec.id}/index.md)"
+        f'<a href="../../{other.id}/{spec.id}/">{html.escape(label(other.emoji, other.name))} '
+        f"({len(grouped[other.id][spec.id])})</a>"
         for other in settings.venues
         if other.id != venue.id and spec.id in grouped.get(other.id, {})
     ]
@@ -308,6 +312,7 @@ def _mkdocs_yml(
     return env.get_template("mkdocs.yml.j2").render(
         site_name=yaml_scalar(_site_title(settings, drafts)),
         home_title=yaml_scalar("首页"),
+        overview_title=yaml_scalar("概览"),
         venues=venues,
     )
 

@@ -159,11 +159,12 @@ def _checked(summary: str, tags: list[str], field_id: str, settings: Settings) -
 # -- prompts ---------------------------------------------------------------------------
 
 
-_PAPER_TAG = re.compile(r"<\s*/?\s*paper\s*>", re.IGNORECASE)
+# The fence's tags as a paper could mimic them: any spacing, attributes, full-width brackets.
+_PAPER_TAG = re.compile(r"[<＜]\s*/?\s*paper\b[^>＞\n]*[>＞]", re.IGNORECASE)
 
 
 def _paper_text(text: str) -> str:
-    """Paper text cannot close the <paper> block it sits in."""
+    """Paper text (the title too) cannot open or close the <paper> block it sits in."""
     return _PAPER_TAG.sub("[paper]", text)
 
 
@@ -209,7 +210,7 @@ class Prompts:
     ) -> list[dict[str, str]]:
         venue = next((v for v in settings.venues if v.id == record.venue), None)
         values = {
-            "title": " ".join(record.title.split()),
+            "title": _paper_text(" ".join(record.title.split())),  # sits inside the fence too
             "venue": venue.name if venue else record.venue,
             "sections": [(SECTION_NAMES.get(name, name), text) for name, text in sections],
             "fields": settings.fields,

@@ -1,17 +1,29 @@
 """TeX that could put a link, an id, a class, a style or raw HTML on a published page.
 
-MathJax 3 turns ``\\href{javascript:…}{x}`` into a real ``<a href>``, and the
-``html`` and ``bbox`` extensions add ids, classes, styles and data attributes.
-No summary needs them, so validation refuses them wherever they appear (the
-site's MathJax configuration also drops those packages and loads ``ui/safe``:
-two layers, so text that got in another way is still inert).
+MathJax 3 turns ``\\href{javascript:…}{x}`` into a real ``<a href>``.  What can do
+that, by MathJax 3.2's own sources and documentation:
+
+* the ``html`` extension: ``\\href``, ``\\class``, ``\\cssId``, ``\\style`` (MathJax 4
+  adds ``\\data`` for data attributes);
+* ``\\mmlToken`` in the *base* package: ``\\mmlToken{mi}[href="…",class="…",style="…"]{x}``
+  sets those attributes on a token, so it cannot be dropped by configuration;
+* ``\\bbox[…]``: its options take free CSS (``position:fixed`` over the page);
+* ``\\unicode[font]``: a font family of the writer's choice;
+* ``\\require`` and ``\\setOptions``: load other extensions or change the TeX options;
+* the ``action`` extension (``\\toggle``, ``\\mathtip``, ``\\texttip``): interactive
+  elements and tooltips of the writer's text.
+
+No summary needs any of them, so validation refuses them wherever they appear.  The
+site's MathJax configuration (``templates/mathjax.js``) is the second layer: it loads
+``ui/safe`` and drops those extensions, so text that got in another way is still inert.
+``\\url`` and ``\\html`` are not MathJax commands today; they are refused in case a
+future extension defines them.
 """
 
 from __future__ import annotations
 
 import re
 
-# Control sequences that make links, attributes, styles, raw HTML, or load more TeX packages.
 UNSAFE_TEX_COMMANDS = (
     "href",
     "url",
@@ -20,11 +32,18 @@ UNSAFE_TEX_COMMANDS = (
     "style",
     "data",
     "html",
-    "require",
-    "unicode",
+    "mmlToken",
     "bbox",
+    "unicode",
+    "require",
+    "setOptions",
+    "toggle",
+    "mathtip",
+    "texttip",
 )
-_UNSAFE = re.compile(r"\\(" + "|".join(UNSAFE_TEX_COMMANDS) + r")(?![A-Za-z])")
+# A TeX control word is a backslash and letters: ``\href1`` is ``\href`` then ``1``, while
+# ``\\href`` is a line break followed by the letters h, r, e, f.
+_UNSAFE = re.compile(r"(?<!\\)(?:\\\\)*\\(" + "|".join(UNSAFE_TEX_COMMANDS) + r")(?![A-Za-z])")
 
 
 def unsafe_tex_commands(text: str) -> list[str]:
