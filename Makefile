@@ -20,7 +20,7 @@ $(DEV_STAMP): $(STAMP) pyproject.toml
 	touch $(DEV_STAMP)
 
 demo: $(STAMP)
-	$(BIN)/summarizer demo
+	$(BIN)/summarizer demo --dir examples/demo
 
 # Browser tests (tests/browser.py) skip with a hint when Chromium or MathJax is missing,
 # and fail under CI=true; .ci/run calls browser-deps first.

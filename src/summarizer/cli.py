@@ -72,7 +72,7 @@ Commands at a glance:
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
   build [VENUE...] [--drafts]         import FILE.jsonl     export VENUE [-o FILE]
-  status [VENUE] [--json]             demo
+  status [VENUE] [--json]             demo [--dir PATH]
 
 \b
 Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
@@ -336,11 +336,17 @@ def status(c: Context, venue: str | None, as_json: bool) -> None:
 
 
 @cli.command()
-def demo() -> None:
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder to run the demo in (default: ./summarizer-demo); made and filled on first use.",
+)
+def demo(folder: Path | None) -> None:
     """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
     from .demo import run_demo
 
-    run_demo()
+    run_demo(folder)
 
 
 # -- entry point ------------------------------------------------------------
