@@ -7,20 +7,23 @@ failures are listed with reasons); 2 a usage or configuration error.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import console
-from .config import Settings, load_settings
 from .errors import SummarizerError, UsageError
-from .store import Store
+
+if TYPE_CHECKING:  # imported where used: `--help` needs neither pydantic, yaml nor filelock
+    from .config import Settings
+    from .store import Store
 
 
 class Context:
@@ -33,11 +36,16 @@ class Context:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from .config import load_settings
+
             self._settings = load_settings(self.config_path)
+            _start_work()
         return self._settings
 
     @property
     def store(self) -> Store:
+        from .store import Store
+
         return Store(self.settings.outputs_dir)
 
     @contextlib.contextmanager
@@ -346,6 +354,7 @@ def demo(folder: Path | None) -> None:
     """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
     from .demo import run_demo
 
+    _start_work()
     run_demo(folder)
 
 
@@ -382,5 +391,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# Start-up makes ~100,000 objects that live until the process ends (the classes of openai, pydantic,
+# rich …). Left alone, the cyclic garbage collector walks them all over and over while the imports
+# make them (~200 collections), in every full collection during the work, and once more at exit to
+# free them one by one: ~0.3 s of a `summarize` (benchmarks/RESULTS.md, "Profile"). So `entry`
+# (a process that runs one command) keeps the collector off through start-up, freezes what start-up
+# made once the work begins (`_start_work`: settings loaded, the command's modules imported), and
+# freezes everything at exit, which leaves the memory to the OS. main() alone (the tests) is unchanged.
+_startup_gc_off = False
+
+
+def _start_work() -> None:
+    global _startup_gc_off
+    if _startup_gc_off:
+        _startup_gc_off = False
+        gc.freeze()
+        gc.enable()
+
+
 def entry() -> None:
-    sys.exit(main())
+    global _startup_gc_off
+    _startup_gc_off = gc.isenabled()
+    gc.disable()
+    code = main()
+    gc.freeze()  # streams are still flushed and atexit handlers still run
+    sys.exit(code)

@@ -11,12 +11,15 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
-from .store import Usage
+if TYPE_CHECKING:  # annotations only: rich.progress is imported when a bar is shown, the store not at all
+    from rich.progress import Progress, TaskID
+
+    from .store import Usage
 
 # Piped output (a file, `less`, a test) has no terminal width: give tables room instead of 80 columns.
 PIPE_WIDTH = 160
@@ -82,7 +85,11 @@ def warn(message: str) -> None:
 @contextmanager
 def progress(description: str, total: int) -> Iterator[ProgressBar]:
     """A progress bar on stderr; silent when stderr is not a terminal or SUMMARIZER_NO_PROGRESS is set."""
-    disable = not err.is_terminal or bool(os.environ.get("SUMMARIZER_NO_PROGRESS"))
+    if not err.is_terminal or os.environ.get("SUMMARIZER_NO_PROGRESS"):
+        yield ProgressBar(None, None)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -90,7 +97,6 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
         TextColumn("{task.fields[note]}"),
         TimeElapsedColumn(),
         console=err,
-        disable=disable,
         transient=False,
     )
     with bar:
@@ -99,15 +105,20 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
 
 
 class ProgressBar:
-    def __init__(self, bar: Progress, task: TaskID):
+    """One task of a bar; a silent one (``bar`` None) does nothing."""
+
+    def __init__(self, bar: Progress | None, task: TaskID | None):
         self._bar = bar
         self._task = task
 
     def advance(self, note: str | None = None) -> None:
+        if self._bar is None or self._task is None:
+            return
         if note is None:
             self._bar.advance(self._task)
         else:
             self._bar.update(self._task, advance=1, note=escape(note))
 
     def note(self, note: str) -> None:
-        self._bar.update(self._task, note=escape(note))
+        if self._bar is not None and self._task is not None:
+            self._bar.update(self._task, note=escape(note))
