@@ -50,6 +50,7 @@ KEY_ENV = "SUMMARIZER_BENCH_KEY"
 VENUE = "BENCH"
 LATENCY_S = 0.5
 CONCURRENCY = 16
+SUMMARIZE_TARGET = 1.15  # × the ideal ⌈N/C⌉ × latency, whole process (start-up and exit included)
 # The RPM row: a cap that binds for N=200 (a full bucket of 150, then 2.5 requests/s) and keeps the row near 20 s.
 RPM_CAP = 150
 # Generous limits for the unthrottled rows, so only latency and concurrency bound them.
@@ -134,6 +135,7 @@ class CliRun:
     wall_s: float
     max_rss_mb: float
     stderr: str
+    started: float = 0.0  # time.monotonic() at the spawn: the stand-ins stamp requests on the same clock
 
 
 class Bench:
@@ -149,7 +151,7 @@ class Bench:
         argv = [sys.executable, "-m", "summarizer", "--config", str(config), *args]
         log = self.work / f"cli-{len(self.runs):02d}.log"
         with log.open("w+b") as err:
-            start = time.perf_counter()
+            start, started = time.perf_counter(), time.monotonic()
             proc = subprocess.Popen(argv, cwd=config.parent, env=self.env, stdout=subprocess.DEVNULL, stderr=err)
             peak_kib = 0
             while True:
@@ -164,7 +166,7 @@ class Bench:
             stderr = err.read().decode("utf-8", "replace")
         if not peak_kib:  # no /proc: ru_maxrss, which also counts the bench's own pages from before exec
             peak_kib = usage.ru_maxrss
-        run = CliRun(list(args), proc.returncode, wall, peak_kib / 1024, stderr)
+        run = CliRun(list(args), proc.returncode, wall, peak_kib / 1024, stderr, started)
         self.runs.append(run)
         shown = " ".join(args)
         print(f"  summarizer {shown}: exit {run.code}, {wall:.2f} s, {run.max_rss_mb:.0f} MB", flush=True)
@@ -271,8 +273,8 @@ def summarize_row(res: Results, bench: Bench, config: Path, server: FakeOpenAI, 
     res.add(
         f"summarize {n} papers, C={CONCURRENCY}, latency {LATENCY_S:g} s: wall vs ideal ⌈N/C⌉×latency",
         f"{run.wall_s:.2f} s vs {ideal:.2f} s = {ratio:.2f}×",
-        "≤ 1.20×",
-        ratio <= 1.2,
+        f"≤ {SUMMARIZE_TARGET:.2f}×",
+        ratio <= SUMMARIZE_TARGET,
     )
     res.add(
         "  peak concurrency seen by the provider",
@@ -284,11 +286,13 @@ def summarize_row(res: Results, bench: Bench, config: Path, server: FakeOpenAI, 
     statuses = {s: server.statuses().count(s) for s in sorted(set(server.statuses()))}
     res.add("  calls per paper (no faults)", f"{per_paper:.2f} (HTTP {statuses})", "= 1.00", len(requests) == n)
     if requests:
-        span = max(r.finished for r in requests) - requests[0].started
+        first, last = requests[0].started, max(r.finished for r in requests)
         res.notes.append(
-            f"summarize: the process took {run.wall_s:.2f} s, of which {span:.2f} s from the first request to the "
-            f"last answer; the rest is interpreter start-up and imports, reading {n} records and their texts, and "
-            "interpreter shutdown."
+            f"summarize: the process took {run.wall_s:.2f} s: {first - run.started:.2f} s from its start to the first "
+            f"request (interpreter, imports, reading {n} records and their texts, building the prompts), "
+            f"{last - first:.2f} s from the first request to the last answer (ideal {ideal:.2f} s; the rest is the "
+            f"client's work between an answer and the next request), {run.started + run.wall_s - last:.2f} s from the "
+            "last answer to its exit."
         )
     return run
 
