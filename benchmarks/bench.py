@@ -435,7 +435,7 @@ cProfile, `python -X importtime`, gc callbacks and timestamps on the stand-in's 
   the search now reads only the first 4 × budget characters (the same cuts): 0.008 s.
 - **Imports a command does not use**: `--help` no longer imports pydantic, yaml or filelock, and no
   command imports `rich.progress` unless a bar is shown; `summarize` imports nothing of the site, the
-  fetcher or PDFs (`tests/test_startup.py`). What is left is needed: ~0.5 s on a quiet machine, openai
+  fetcher or PDFs (`tests/test_throughput.py`). What is left is needed: ~0.5 s on a quiet machine, openai
   alone ~0.26 s (its package imports every API type).
 - **Left as it is**: each round of 16 requests takes ~25 ms more than the latency. Per request the
   event loop spends ~2.5 ms of CPU, ~85% of it in openai and httpx (request transform, connection-pool

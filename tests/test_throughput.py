@@ -1,4 +1,4 @@
-"""What a command costs around its work: the modules it imports, the garbage collector, the input cut.
+"""What a command costs besides its requests: imports, the garbage collector, the input cut.
 
 The import and collector tests run the real entry point in a subprocess: in-process, pytest has
 long imported everything. Timings themselves live in `make bench` (benchmarks/RESULTS.md).
