@@ -41,4 +41,4 @@ bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs tests/js/node_modules
+	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs summarizer-demo tests/js/node_modules
