@@ -463,8 +463,8 @@ cProfile, `python -X importtime`, gc callbacks and timestamps on the stand-in's 
 
 Against the code before these cuts, run alternately on the same machine while others used it
 (6 runs each, load 4–5 on 2 cores): `summarize` wall median 8.65 → 7.98 s (1.33× → 1.23×), time
-outside the requests 1.52 → 0.82 s, CPU 2.16 → 1.71 s; every run after was faster than every run
-before. On a quiet machine the same code measured 7.61 s (1.17×) before.
+outside the requests 1.52 → 0.82 s, CPU 2.16 → 1.71 s; in each of the 6 pairs the new code was faster.
+On a quiet machine the code before measured 7.61 s (1.17×).
 """
 
 
