@@ -75,11 +75,11 @@ def prepare_folder(folder: Path) -> Path:
         )
     source = shipped_demo_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    for name in DEMO_FILES:
+    for name in DEMO_FILES:  # contents only: the copies get ordinary modes even from a read-only install
         if (source / name).is_dir():
-            shutil.copytree(source / name, folder / name, ignore=shutil.ignore_patterns("__pycache__"))
+            shutil.copytree(source / name, folder / name, copy_function=shutil.copyfile)
         else:
-            shutil.copy2(source / name, folder / name)
+            shutil.copyfile(source / name, folder / name)
     return folder
 
 
