@@ -20,7 +20,7 @@ $(DEV_STAMP): $(STAMP) pyproject.toml
 	touch $(DEV_STAMP)
 
 demo: $(STAMP)
-	$(BIN)/summarizer demo
+	$(BIN)/summarizer demo --dir examples/demo
 
 # Browser tests (tests/browser.py) skip with a hint when Chromium or MathJax is missing,
 # and fail under CI=true; .ci/run calls browser-deps first.
@@ -41,4 +41,4 @@ bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/bench.py
 
 clean:
-	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs tests/js/node_modules
+	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs summarizer-demo tests/js/node_modules

@@ -4,7 +4,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from conftest import REPO
+from conftest import REPO, RunCli
 from summarizer import demo
 from summarizer.markdown_text import escape_inline
 
@@ -50,3 +50,52 @@ def test_demo_builds_a_site_of_the_recorded_summaries(
     err = capsys.readouterr().err
     assert "0 fetched, 5 cached" in err and "0 pages written" in err
     assert {p: p.read_bytes() for p in (demo_copy / "outputs").rglob("*") if p.is_file()} == before
+
+
+def _listing(folder: Path) -> set[Path]:
+    return {p.relative_to(folder) for p in folder.rglob("*")}
+
+
+def test_demo_from_any_folder_writes_its_own_folder_and_says_where(
+    cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(demo, "REPLAY_LATENCY_S", 0.0)
+    shipped = REPO / "examples" / "demo"
+    before = _listing(shipped)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+
+    result = cli("demo")
+
+    assert result.code == 0, result.err
+    folder = elsewhere / "summarizer-demo"
+    assert "writing to summarizer-demo/" in result.err
+    assert "demo folder: summarizer-demo/" in result.out
+    assert "serve -f summarizer-demo/outputs/site/mkdocs.yml" in result.out
+    assert (folder / "config.yaml").read_bytes() == (shipped / "config.yaml").read_bytes()
+    assert (folder / "venues" / "ICML2026.txt").is_file()
+    assert (folder / "outputs" / "site" / "docs" / "ICML2026" / "llm_efficiency" / "index.md").is_file()
+    assert _listing(shipped) == before  # the demo's source files are read, never written to
+
+
+def test_demo_dir_names_the_folder_and_refuses_one_that_holds_something_else(
+    cli: RunCli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(demo, "REPLAY_LATENCY_S", 0.0)
+    busy = tmp_path / "busy"
+    busy.mkdir()
+    (busy / "notes.txt").write_text("mine", encoding="utf-8")
+
+    refused = cli("demo", "--dir", str(busy))
+
+    assert refused.code == 2
+    assert "not empty and holds no demo" in refused.err and "--dir" in refused.err
+    assert sorted(p.name for p in busy.iterdir()) == ["notes.txt"]
+
+    target = tmp_path / "new" / "demo-here"
+    made = cli("demo", "--dir", str(target))
+    assert made.code == 0, made.err
+    assert (target / "outputs" / "site" / "mkdocs.yml").is_file()
+    again = cli("demo", "--dir", str(target))  # an earlier demo folder is reused as it is
+    assert again.code == 0 and "0 fetched, 5 cached" in again.err and "0 pages written" in again.err

@@ -7,6 +7,7 @@ failures are listed with reasons); 2 a usage or configuration error.
 from __future__ import annotations
 
 import contextlib
+import gc
 import json
 import os
 import re
@@ -14,14 +15,16 @@ import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from . import console
-from .config import Settings, load_settings
 from .errors import FileSystemError, SummarizerError, UsageError, clip
-from .store import Store
+
+if TYPE_CHECKING:  # imported where used: `--help` needs neither pydantic, yaml nor filelock
+    from .config import Settings
+    from .store import Store
 
 
 class Context:
@@ -35,13 +38,18 @@ class Context:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
+            from .config import load_settings
+
             self._settings = load_settings(self.config_path)
+            _start_work()
         return self._settings
 
     @property
     def store(self) -> Store:
         """One store per command: the corrupt records it skips are reported once and set the exit code."""
         if self._store is None:
+            from .store import Store
+
             self._store = Store(self.settings.outputs_dir, warn=console.warn)
         return self._store
 
@@ -88,7 +96,7 @@ Commands at a glance:
   review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]
   build [VENUE...] [--drafts]         export VENUE [-o FILE]
   import FILE.jsonl [--skip-invalid] [--rejected PATH]
-  status [VENUE] [--json]             demo [--batch]
+  status [VENUE] [--json]             demo [--batch] [--dir PATH]
 
 \b
 Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
@@ -415,11 +423,18 @@ def _json_escape(match: re.Match[str]) -> str:
 
 @cli.command()
 @click.option("--batch", is_flag=True, help="Summarise through the stand-in provider's Batch API.")
-def demo(batch: bool) -> None:
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder to run the demo in (default: ./summarizer-demo); made and filled on first use.",
+)
+def demo(batch: bool, folder: Path | None) -> None:
     """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
     from .demo import run_demo
 
-    run_demo(batch=batch)
+    _start_work()
+    run_demo(folder, batch=batch)
 
 
 # -- entry point ------------------------------------------------------------
@@ -487,5 +502,29 @@ def _closed_pipe() -> int:
     return 0
 
 
+# Start-up makes ~100,000 objects that live until the process ends (the classes of openai, pydantic,
+# rich …). Left alone, the cyclic garbage collector walks them all over and over while the imports
+# make them (~200 collections), in every full collection during the work, and once more at exit to
+# free them one by one: ~0.3 s of a `summarize` (benchmarks/RESULTS.md, "Profile"). So `entry`
+# (a process that runs one command) keeps the collector off through start-up, freezes what start-up
+# made once the work begins (`_start_work`: settings loaded, the command's modules imported; the
+# ~1,000 objects of garbage start-up leaves are frozen too, cheaper than a full collection), and
+# freezes everything at exit, which leaves the memory to the OS. main() alone (the tests) is unchanged.
+_startup_gc_off = False
+
+
+def _start_work() -> None:
+    global _startup_gc_off
+    if _startup_gc_off:
+        _startup_gc_off = False
+        gc.freeze()
+        gc.enable()
+
+
 def entry() -> None:
-    sys.exit(main())
+    global _startup_gc_off
+    _startup_gc_off = gc.isenabled()
+    gc.disable()
+    code = main()
+    gc.freeze()  # streams are still flushed and atexit handlers still run
+    sys.exit(code)

@@ -13,14 +13,18 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .errors import clip
-from .store import Usage
 from .textsafe import terminal_safe
+
+if TYPE_CHECKING:  # annotations only: rich.progress is imported when a bar is shown, the store not at all
+    from rich.progress import Progress, TaskID
+
+    from .store import Usage
 
 # Piped output (a file, `less`, a test) has no terminal width: give tables room instead of 80 columns.
 PIPE_WIDTH = 160
@@ -122,10 +126,9 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
     SUMMARIZER_NO_PROGRESS=1 silences both (the tests' own output stays readable).
     """
     if os.environ.get("SUMMARIZER_NO_PROGRESS"):
-        with _rich_bar(description, total, disable=True) as bar:
-            yield bar
+        yield _Silent()
     elif err.is_terminal:
-        with _rich_bar(description, total, disable=False) as bar:
+        with _rich_bar(description, total) as bar:
             yield bar
     else:
         lines = _PlainLines(description, total)
@@ -136,7 +139,9 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
 
 
 @contextmanager
-def _rich_bar(description: str, total: int, *, disable: bool) -> Iterator[ProgressBar]:
+def _rich_bar(description: str, total: int) -> Iterator[ProgressBar]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -144,7 +149,6 @@ def _rich_bar(description: str, total: int, *, disable: bool) -> Iterator[Progre
         TextColumn("{task.fields[note]}"),
         TimeElapsedColumn(),
         console=err,
-        disable=disable,
         transient=False,
     )
     with bar:
@@ -227,3 +231,11 @@ class _PlainLines(ProgressBar):
             note = f" · {self.text}" if self.text else ""
             line = f"{self.description}: {self.done}/{self.total}{note} ({elapsed // 60}m{elapsed % 60:02d}s)"
         err.print(shown(line))
+
+
+class _Silent(ProgressBar):
+    def advance(self, note: str | None = None) -> None:
+        pass
+
+    def note(self, note: str) -> None:
+        pass

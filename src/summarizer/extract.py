@@ -64,6 +64,8 @@ _CJK = re.compile(r"[\u3000-\u9fff\uf900-\ufaff]")
 
 def estimate_tokens(text: str) -> int:
     """A local estimate (no tokenizer download): ~4 characters a token, one per CJK character."""
+    if text.isascii():  # O(1) in CPython (a flag of the string): no CJK to count
+        return (len(text) + 3) // 4
     cjk = len(_CJK.findall(text))
     return cjk + (len(text) - cjk + 3) // 4
 
@@ -75,14 +77,17 @@ def _cut_to_tokens(text: str, tokens: int) -> str:
     """``text`` within ``tokens`` estimated tokens; a cut one ends with " …", counted in the budget."""
     if tokens <= 0:
         return ""
-    if estimate_tokens(text) <= tokens:
+    # A text of n characters is at least ceil(n / 4) tokens, so one longer than 4 × tokens cannot fit,
+    # and the cut point lies within the first 4 × room characters: the search below reads only
+    # those, not a 200,000-character section over and over (it was most of summarize's start-up).
+    if len(text) <= 4 * tokens and estimate_tokens(text) <= tokens:
         return text
     # Room for the mark: estimates add up at most (ceil is subadditive), so the cut text plus
     # the mark stays within ``tokens``.
     room = tokens - estimate_tokens(_CUT_MARK)
     if room <= 0:
         return ""
-    low, high = 0, len(text)
+    low, high = 0, min(len(text), 4 * room)
     while low < high:
         mid = (low + high + 1) // 2
         if estimate_tokens(text[:mid]) <= room:
