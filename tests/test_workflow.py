@@ -229,3 +229,30 @@ def test_force_and_import_never_replace_approved_or_human_work(
     assert HUMAN_TEXT in published and model_text(store.load(VENUE, OTHER), 1) in published
     assert "外部导入" not in published
     json.loads(record_bytes(configured, EDITED))
+
+
+def test_an_imported_paper_with_only_an_abstract_can_be_regenerated(
+    configured: Project, cli: RunCli, provider: FakeOpenAI
+) -> None:
+    """An old site's paper arrives by import with no arXiv id or PDF: regen writes from its abstract."""
+    line = {
+        "venue": "ICLR2026",
+        "title": "Budgeted Search for Verifier Guided Reasoning",
+        "summary": summary_text("旧站导入的摘要"),
+        "tags": ["推理"],
+        "field": "llm_reasoning",
+        "status": "approved",
+        "abstract": "We search over reasoning traces under a token budget, guided by a verifier.",
+    }
+    assert cli("import", str(configured.write_jsonl("old.jsonl", [line]))).code == 0
+    [record] = configured.store().records("ICLR2026")
+
+    fetched = cli("fetch", "ICLR2026")  # ICLR2026 has no source: its imported records are fetched
+    assert fetched.code == 0, fetched.err
+    assert configured.store().load("ICLR2026", record.id).fetch.abstract_only
+
+    result = cli("regen", f"ICLR2026/{record.id}", "--feedback", FEEDBACK)
+    assert result.code == 0, result.err
+    after = configured.store().load("ICLR2026", record.id)
+    assert [v.origin for v in after.versions] == ["import", "llm"] and after.has_pending_draft
+    assert "token budget" in json.dumps(provider.requests[-1].body, ensure_ascii=False)  # the abstract was read
