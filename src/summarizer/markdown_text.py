@@ -99,29 +99,31 @@ def split_math(text: str) -> list[tuple[bool, str]]:
     return merged
 
 
+_PLAIN_SPECIAL = re.compile(r"[*`$_\\<&\]{]")
+
+
 def _escape_plain(text: str, *, after_math: bool, tag_starts: frozenset[int] = frozenset(), offset: int = 0) -> str:
-    out: list[str] = []
-    n = len(text)
-    for i, ch in enumerate(text):
-        nxt = text[i + 1] if i + 1 < n else ""
+    """Markdown-inert ``text``: each special character escaped by what stands beside it, the rest untouched."""
+
+    def escape(match: re.Match[str]) -> str:
+        i, ch = match.start(), match.group()
+        nxt = text[i + 1] if i + 1 < len(text) else ""
         if ch in "*`$":
-            out.append("\\" + ch)
-        elif ch == "_":
+            return "\\" + ch
+        if ch == "_":
             prev = text[i - 1] if i else ""
-            out.append("_" if prev.isalnum() and nxt.isalnum() else "\\_")
-        elif ch == "\\":
-            out.append("\\\\" if (nxt == "" or nxt in _ESCAPABLE) else "\\")
-        elif ch == "<":
-            out.append("&lt;" if offset + i in tag_starts else "<")
-        elif ch == "&":
-            out.append("&amp;" if _AMP_REF.match(text, i) else "&")
-        elif ch == "]" and nxt == "(":
-            out.append("&#93;")
-        elif ch == "{" and i == 0 and after_math:
-            out.append("\\{")
-        else:
-            out.append(ch)
-    return "".join(out)
+            return "_" if prev.isalnum() and nxt.isalnum() else "\\_"
+        if ch == "\\":
+            return "\\\\" if (nxt == "" or nxt in _ESCAPABLE) else "\\"
+        if ch == "<":
+            return "&lt;" if offset + i in tag_starts else "<"
+        if ch == "&":
+            return "&amp;" if _AMP_REF.match(text, i) else "&"
+        if ch == "]":
+            return "&#93;" if nxt == "(" else "]"
+        return "\\{" if i == 0 and after_math else "{"  # ch == "{"
+
+    return _PLAIN_SPECIAL.sub(escape, text)
 
 
 def _escaped_pieces(text: str) -> list[tuple[bool, str]]:
@@ -278,10 +280,18 @@ def sort_key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
+# Text YAML surely reads back as the same string: a letter or Chinese first, then only letters, digits,
+# Chinese, spaces and full-width punctuation (no ASCII ':', '#', quotes or brackets).  The rest is checked.
+_YAML_PLAIN = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z0-9\u4e00-\u9fff\u3000-\u303f\uff00-\uffef ]*")
+_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+
+
 def yaml_scalar(text: str) -> str:
     """A YAML scalar for ``text``: plain when YAML reads it back unchanged, else double-quoted."""
     text = clean(text)
     if text and text == text.strip():
+        if _YAML_PLAIN.fullmatch(text) and text.casefold() not in _YAML_WORDS:
+            return text
         try:
             if yaml.safe_load(f"k: {text}\n") == {"k": text}:
                 return text

@@ -42,7 +42,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from .checks import normalize_tags
 from .config import FieldSpec, Settings, TagSettings, Venue
 from .console import info, warn
-from .fsutil import write_if_changed
+from .fsutil import WriteBatch, write_if_changed
 from .markdown_text import (
     escape_heading,
     escape_inline,
@@ -161,15 +161,18 @@ def _read_shipped(name: str) -> bytes:
 
 
 class _Writer:
+    """The site's files, landing together: a failed build leaves the previous site whole, not half new."""
+
     def __init__(self, root: Path, report: BuildReport):
         self.root = root
         self.report = report
         self.pages: set[str] = set()
+        self.batch = WriteBatch()  # one disk sync for thousands of pages, not one each
 
     def write(self, rel: str, text: str | bytes) -> None:
         data = text.encode("utf-8") if isinstance(text, str) else text
         self.pages.add(rel)
-        if write_if_changed(self.root / rel, data):
+        if self.batch.write_if_changed(self.root / rel, data):
             self.report.written.append(rel)
         else:
             self.report.unchanged.append(rel)
@@ -339,15 +342,9 @@ def _remove_stale(root: Path, stale: set[str], report: BuildReport) -> None:
             folder = folder.parent
 
 
-def build_site(settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool) -> BuildReport:
-    """Write the site (approved versions) or the preview (``drafts``); only the given venues' pages when set."""
-    root = settings.outputs_dir / ("preview" if drafts else "site")
-    report = BuildReport(root=str(root))
-    selected = {settings.venue(v).id for v in venues} if venues else {v.id for v in settings.venues}
-    grouped = _gather(settings, store, [v for v in settings.venues if v.id in selected], drafts=drafts, report=report)
-    env = _env()
-    writer = _Writer(root, report)
-
+def _write_pages(
+    writer: _Writer, env: Environment, settings: Settings, grouped: dict[str, dict[str, list[Entry]]], *, drafts: bool
+) -> None:
     writer.write("mkdocs.yml", _mkdocs_yml(env, settings, grouped, drafts=drafts))
     writer.write("docs/javascripts/mathjax.js", _read_shipped("mathjax.js"))
     writer.write("docs/index.md", _home_page(env, settings, grouped, drafts=drafts))
@@ -360,6 +357,22 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
             writer.write(
                 f"docs/{venue.id}/{field_id}/index.md", _field_page(env, settings, venue, fields[field_id], grouped)
             )
+
+
+def build_site(settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool) -> BuildReport:
+    """Write the site (approved versions) or the preview (``drafts``); only the given venues' pages when set."""
+    root = settings.outputs_dir / ("preview" if drafts else "site")
+    report = BuildReport(root=str(root))
+    selected = {settings.venue(v).id for v in venues} if venues else {v.id for v in settings.venues}
+    grouped = _gather(settings, store, [v for v in settings.venues if v.id in selected], drafts=drafts, report=report)
+    env = _env()
+    writer = _Writer(root, report)
+    try:
+        _write_pages(writer, env, settings, grouped, drafts=drafts)
+    except BaseException:
+        writer.batch.discard()
+        raise
+    writer.batch.commit()
 
     previous = _read_manifest(root)
     _remove_stale(root, previous - writer.pages, report)
