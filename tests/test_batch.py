@@ -252,7 +252,7 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
 ) -> None:
     configure(project, server)
     write_venue(project, 20)
-    persist = batch._persist
+    persist = batch.persist
     saved = 0
 
     def persist_then_die(*args: Any) -> None:
@@ -262,10 +262,10 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
         persist(*args)
         saved += 1
 
-    monkeypatch.setattr(batch, "_persist", persist_then_die)
+    monkeypatch.setattr(batch, "persist", persist_then_die)
     assert cli("summarize", VENUE, "--batch").code == 130
     assert len(summarized(project)) == 8  # each paper was saved as soon as its line was read
-    monkeypatch.setattr(batch, "_persist", persist)
+    monkeypatch.setattr(batch, "persist", persist)
 
     again = cli("summarize", VENUE, "--batch")
 
