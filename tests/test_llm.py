@@ -55,7 +55,7 @@ def ask(settings: Settings, validate=lambda raw: raw) -> llm.Validated:  # type:
     return asyncio.run(go())
 
 
-# -- token buckets (clarification 1) ------------------------------------------------------
+# -- token buckets: client-side pacing under the provider's per-minute limits ---------------
 
 
 class Clock:

@@ -47,7 +47,6 @@ from . import console
 from .config import SAFE_ID, LLMSettings, Settings
 from .console import StageReport
 from .errors import (
-    AuthenticationFailed,
     NoInput,
     OutputInvalidError,
     PaperError,
@@ -57,7 +56,7 @@ from .errors import (
     UsageError,
 )
 from .fsutil import atomic_write_text
-from .llm import LLMClient, chat_request, cut_off_problem, usage_of
+from .llm import LLMClient, chat_request, cut_off_problem, key_refused, usage_of
 from .store import Store, Usage, now_iso
 from .summarize import (
     SCHEMA_NAME,
@@ -70,6 +69,7 @@ from .summarize import (
     persist,
     plan_jobs,
     response_schema,
+    run_workers,
     serve_cached,
     skip_reason,
     start_run,
@@ -190,10 +190,7 @@ class BatchAPI:
                 f"summarise online instead: summarizer summarize {self.venue} (without --batch)"
             )
         if isinstance(exc, openai.AuthenticationError):
-            return AuthenticationFailed(
-                f"the provider refused the API key (HTTP 401): check the environment variable "
-                f"{self.llm.api_key_env} (llm.api_key_env) for {self.llm.base_url}"
-            )
+            return key_refused(self.llm)
         reason = _said(exc.message.replace(self.client.api_key, "***"))
         return SummarizerError(
             f"the batch API at {self.llm.base_url} failed on {what} ({reason}); the submitted batches are saved: "
@@ -522,13 +519,7 @@ async def _retry_online(run: SummarizeRun, retries: list[_Retry]) -> None:
                 await asyncio.to_thread(persist, run, job, draft, usage)
                 run.count(draft, usage)
 
-        tasks = [asyncio.create_task(worker()) for _ in range(min(settings.llm.max_concurrency, len(retries)))]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await run_workers(min(settings.llm.max_concurrency, len(retries)), worker)
 
 
 def _retry(run: SummarizeRun, retries: list[_Retry]) -> None:

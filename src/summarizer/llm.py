@@ -315,13 +315,6 @@ class LLMClient:
             return f"HTTP {exc.status_code} from the provider: {message}"
         return self.scrub(str(exc))
 
-    def _auth_failed(self, usage: Usage) -> AuthenticationFailed:
-        return AuthenticationFailed(
-            f"the provider refused the API key (HTTP 401): check the environment variable "
-            f"{self.settings.api_key_env} (llm.api_key_env) for {self.settings.base_url}",
-            usage=usage,
-        )
-
     # -- one HTTP call: build, send, classify, account ------------------------------
     def _build(self, messages: Messages, spec: AnswerSpec[Any], mode: Mode) -> dict[str, Any]:
         """The request body for this mode and what this model accepts."""
@@ -342,7 +335,7 @@ class LLMClient:
     def _classify(self, exc: openai.OpenAIError, mode: Mode, state: _CallState) -> _Again:
         """A failed call, as an outcome: ask again (when and why), or an exception that ends the paper or run."""
         if isinstance(exc, openai.AuthenticationError):
-            raise self._auth_failed(state.usage) from None
+            raise key_refused(self.settings, state.usage) from None
         if isinstance(exc, openai.BadRequestError) and (
             self._learn_unsupported(exc) or self._learn_schema_refusal(exc, mode)
         ):
@@ -504,6 +497,15 @@ def cut_off_problem(max_tokens: int) -> str:
     return (
         f"the answer was cut off at {max_tokens} tokens (llm.max_output_tokens): "
         "answer shorter, with the JSON object complete"
+    )
+
+
+def key_refused(llm: LLMSettings, usage: Usage | None = None) -> AuthenticationFailed:
+    """A 401, in words that name the variable to check (never the key or the provider's body)."""
+    return AuthenticationFailed(
+        f"the provider refused the API key (HTTP 401): check the environment variable "
+        f"{llm.api_key_env} (llm.api_key_env) for {llm.base_url}",
+        usage=usage,
     )
 
 

@@ -23,6 +23,7 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -565,13 +566,18 @@ async def _run_jobs(run: SummarizeRun, jobs: list[Job], bar: console.ProgressBar
                     run.count(draft, usage)
                 bar.advance(run.note())
 
-        tasks = [asyncio.create_task(worker()) for _ in range(min(settings.llm.max_concurrency, len(jobs)))]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await run_workers(min(settings.llm.max_concurrency, len(jobs)), worker)
+
+
+async def run_workers(count: int, worker: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``count`` copies of ``worker`` at once; the first exception (a RunError) cancels the rest and is raised."""
+    tasks = [asyncio.create_task(worker()) for _ in range(count)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
 
 def start_run(settings: Settings, store: Store, venue_id: str) -> SummarizeRun:
