@@ -44,7 +44,7 @@ def settings_for(project: Project, server: FakeOpenAI, **values: object) -> Sett
 def spec(settings: Settings, validate=lambda raw: raw) -> AnswerSpec:  # type: ignore[no-untyped-def]
     """The summarize stage's schema and re-ask wording, with ``validate`` (default: accept anything)."""
     real = answer_spec(settings, Prompts.load(settings))
-    return AnswerSpec(name=real.name, schema=real.schema, validate=validate, reask=real.reask)
+    return AnswerSpec(real.name, real.schema, real.schema_note, validate=validate, reask=real.reask)
 
 
 def ask(settings: Settings, validate=lambda raw: raw) -> llm.Validated:  # type: ignore[no-untyped-def]
@@ -341,7 +341,7 @@ def test_the_caller_names_the_schema_validates_and_words_the_reask(project: Proj
     def reask(raw: str, problems: list[str]) -> list[dict[str, str]]:
         return [{"role": "user", "content": f"REASK {len(raw) > 0} {' | '.join(problems)}"}]
 
-    caller = AnswerSpec(name="my_answer", schema=response_schema(settings), validate=validate, reask=reask)
+    caller = AnswerSpec("my_answer", response_schema(settings), "the schema, said", validate=validate, reask=reask)
 
     async def go() -> llm.Validated[int]:
         async with LLMClient(settings.llm) as client:

@@ -59,16 +59,15 @@ from .fsutil import atomic_write_text
 from .llm import LLMClient, chat_request, cut_off_problem, key_refused, usage_of
 from .store import Store, Usage, now_iso
 from .summarize import (
-    SCHEMA_NAME,
     Draft,
     Job,
     SummarizeRun,
+    answer_spec,
     ask_model,
     paper_sections,
     parse_answer,
     persist,
     plan_jobs,
-    response_schema,
     run_workers,
     serve_cached,
     skip_reason,
@@ -225,7 +224,7 @@ class BatchAPI:
 
 def _line(run: SummarizeRun, venue: str, job: Job) -> tuple[str, bytes]:
     cid = custom_id(venue, job.record.id, run.prompts.hash)
-    body = chat_request(run.settings.llm, job.messages, SCHEMA_NAME, response_schema(run.settings))
+    body = chat_request(run.settings.llm, job.messages, answer_spec(run.settings, run.prompts))
     line = {"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": body}
     return cid, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
 

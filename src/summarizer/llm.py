@@ -152,13 +152,16 @@ class AnswerSpec(Generic[T]):
     """What the caller wants back; the transport knows nothing else about the answer.
 
     ``schema`` (a strict JSON schema, sent under ``name``) shapes the answer;
-    ``validate`` turns the raw text into ``T`` or raises ``SummaryRejected``
-    with the problems; ``reask`` builds the messages that show the model its
-    previous answer and those problems (appended to the original messages).
+    ``schema_note`` says it in the system prompt when the provider only takes
+    ``json_object`` (and so does not enforce the schema); ``validate`` turns
+    the raw text into ``T`` or raises ``SummaryRejected`` with the problems;
+    ``reask`` builds the messages that show the model its previous answer and
+    those problems (appended to the original messages).
     """
 
     name: str
     schema: dict[str, Any]
+    schema_note: str
     validate: Callable[[str], T]
     reask: Callable[[str, list[str]], Messages]
 
@@ -318,7 +321,7 @@ class LLMClient:
     # -- one HTTP call: build, send, classify, account ------------------------------
     def _build(self, messages: Messages, spec: AnswerSpec[Any], mode: Mode) -> dict[str, Any]:
         """The request body for this mode and what this model accepts."""
-        return _request_body(self.settings, messages, spec.name, spec.schema, mode, self._refused_params)
+        return _request_body(self.settings, messages, spec, mode, self._refused_params)
 
     async def _send(self, state: _CallState, body: dict[str, Any]) -> Any:
         """One paced request (both buckets, the concurrency cap); the completion, or the SDK's exception."""
@@ -468,29 +471,28 @@ def response_format_for(mode: Mode, name: str, schema: dict[str, Any]) -> dict[s
     return {"type": "json_object"}
 
 
-def chat_request(llm: LLMSettings, messages: Messages, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+def chat_request(llm: LLMSettings, messages: Messages, spec: AnswerSpec[Any]) -> dict[str, Any]:
     """The request body the online path sends first for ``messages`` (the batch path writes the same)."""
     mode: Mode = "json_object" if llm.structured_output == "json_object" else "json_schema"
-    return _request_body(llm, messages, name, schema, mode, frozenset())
+    return _request_body(llm, messages, spec, mode, frozenset())
 
 
 def _request_body(
-    llm: LLMSettings, messages: Messages, name: str, schema: dict[str, Any], mode: Mode, refused: Set[str]
+    llm: LLMSettings, messages: Messages, spec: AnswerSpec[Any], mode: Mode, refused: Set[str]
 ) -> dict[str, Any]:
     return {
         "model": llm.model,
-        "messages": messages if mode == "json_schema" else _with_schema(messages, schema),
-        "response_format": response_format_for(mode, name, schema),
+        "messages": messages if mode == "json_schema" else _with_note(messages, spec.schema_note),
+        "response_format": response_format_for(mode, spec.name, spec.schema),
         **sampling_params(llm, llm.max_output_tokens, refused),
     }
 
 
-def _with_schema(messages: Messages, schema: dict[str, Any]) -> Messages:
-    """In json_object mode the provider does not enforce the schema: state it in the system prompt."""
-    note = "\n\n输出的 JSON 对象必须符合这个 JSON Schema：\n" + json.dumps(schema, ensure_ascii=False)
+def _with_note(messages: Messages, note: str) -> Messages:
+    """``note`` at the end of the system prompt (a system message of its own when there is none)."""
     if messages and messages[0]["role"] == "system":
-        return [{"role": "system", "content": messages[0]["content"] + note}, *messages[1:]]
-    return [{"role": "system", "content": note.strip()}, *messages]
+        return [{"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}, *messages[1:]]
+    return [{"role": "system", "content": note}, *messages]
 
 
 def cut_off_problem(max_tokens: int) -> str:

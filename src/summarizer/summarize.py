@@ -115,6 +115,12 @@ def _response_schema_json(field_ids: tuple[str, ...]) -> str:
     return json.dumps(schema, ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=16)
+def _schema_note(field_ids: tuple[str, ...]) -> str:
+    """The schema in the system prompt, for a provider that takes only json_object (and so cannot enforce it)."""
+    return "输出的 JSON 对象必须符合这个 JSON Schema：\n" + _response_schema_json(field_ids)
+
+
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
@@ -243,6 +249,7 @@ def answer_spec(settings: Settings, prompts: Prompts) -> AnswerSpec[CheckedSumma
     return AnswerSpec(
         name=SCHEMA_NAME,
         schema=response_schema(settings),
+        schema_note=_schema_note(tuple(settings.field_ids())),
         validate=lambda raw: parse_answer(raw, settings),
         reask=prompts.reask,
     )
