@@ -51,7 +51,7 @@ from .errors import (
     OutputInvalidError,
     PaperError,
     RecordError,
-    SummarizerError,
+    RunError,
     SummaryRejected,
     UsageError,
 )
@@ -182,7 +182,7 @@ class BatchAPI:
         except openai.APIError as exc:
             raise self.error(what, exc) from None
 
-    def error(self, what: str, exc: openai.APIError) -> SummarizerError:
+    def error(self, what: str, exc: openai.APIError) -> RunError:
         if isinstance(exc, openai.NotFoundError):
             return UsageError(
                 f"the provider at {self.llm.base_url} has no batch endpoint (HTTP 404 on {what}): "
@@ -191,7 +191,7 @@ class BatchAPI:
         if isinstance(exc, openai.AuthenticationError):
             return key_refused(self.llm)
         reason = _said(exc.message.replace(self.client.api_key, "***"))
-        return SummarizerError(
+        return RunError(
             f"the batch API at {self.llm.base_url} failed on {what} ({reason}); the submitted batches are saved: "
             f"run `summarizer summarize {self.venue} --batch` again to resume"
         )
