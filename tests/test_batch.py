@@ -252,7 +252,7 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
 ) -> None:
     configure(project, server)
     write_venue(project, 20)
-    persist = batch._persist
+    persist = batch.persist
     saved = 0
 
     def persist_then_die(*args: Any) -> None:
@@ -262,10 +262,10 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
         persist(*args)
         saved += 1
 
-    monkeypatch.setattr(batch, "_persist", persist_then_die)
+    monkeypatch.setattr(batch, "persist", persist_then_die)
     assert cli("summarize", VENUE, "--batch").code == 130
     assert len(summarized(project)) == 8  # each paper was saved as soon as its line was read
-    monkeypatch.setattr(batch, "_persist", persist)
+    monkeypatch.setattr(batch, "persist", persist)
 
     again = cli("summarize", VENUE, "--batch")
 
@@ -331,6 +331,26 @@ def test_re_asks_stay_within_max_attempts(project: Project, server: FakeOpenAI, 
     assert record is not None and not record.versions
     assert "still invalid" in record.failures["summarize"].reason
     assert len(summarized(project)) == 2
+
+
+def test_a_refused_key_during_the_online_re_asks_stops_the_run_and_fails_no_paper(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    def fault(request: RecordedRequest) -> Fault | None:
+        if request.batch_id is None:
+            return Fault.unauthorized()  # the key was revoked while the batch ran
+        return Fault.english() if request.title in (title(1), title(2)) else None
+
+    server.fault_for = fault
+    configure(project, server, max_concurrency=1)
+    write_venue(project, 4)
+
+    result = cli("summarize", VENUE, "--batch")
+
+    assert result.code == 2 and "OPENAI_API_KEY" in result.err
+    assert server.calls == 1  # the first re-ask was refused: no second one
+    assert len(summarized(project)) == 2
+    assert not any("summarize" in r.failures for r in project.store().records(VENUE))  # not a paper's failure
 
 
 # -- what the provider does to a batch -----------------------------------------------------------------------

@@ -13,9 +13,9 @@ import pytest
 import summarizer.llm as llm
 from conftest import Project
 from summarizer.config import Settings
-from summarizer.errors import AuthenticationFailed, LLMError, MissingAPIKeyError, OutputInvalidError
-from summarizer.llm import InvalidAnswer, LLMClient, TokenBucket, retry_after_seconds, usage_of
-from summarizer.summarize import parse_answer, response_schema
+from summarizer.errors import AuthenticationFailed, LLMError, MissingAPIKeyError, OutputInvalidError, SummaryRejected
+from summarizer.llm import AnswerSpec, LLMClient, TokenBucket, retry_after_seconds, usage_of
+from summarizer.summarize import Prompts, answer_spec, parse_answer, response_schema
 from summarizer.testing.fake_openai import FakeOpenAI, Fault
 
 KEY = "sk-fake-transport-0042"
@@ -41,15 +41,21 @@ def settings_for(project: Project, server: FakeOpenAI, **values: object) -> Sett
     return project.settings()
 
 
+def spec(settings: Settings, validate=lambda raw: raw) -> AnswerSpec:  # type: ignore[no-untyped-def]
+    """The summarize stage's schema and re-ask wording, with ``validate`` (default: accept anything)."""
+    real = answer_spec(settings, Prompts.load(settings))
+    return AnswerSpec(real.name, real.schema, real.schema_note, validate=validate, reask=real.reask)
+
+
 def ask(settings: Settings, validate=lambda raw: raw) -> llm.Validated:  # type: ignore[no-untyped-def]
     async def go() -> llm.Validated:
         async with LLMClient(settings.llm) as client:
-            return await client.complete_validated(MESSAGES, response_schema(settings), validate, paper_id="p1")
+            return await client.complete_validated(MESSAGES, spec(settings, validate), paper_id="p1")
 
     return asyncio.run(go())
 
 
-# -- token buckets (clarification 1) ------------------------------------------------------
+# -- token buckets: client-side pacing under the provider's per-minute limits ---------------
 
 
 class Clock:
@@ -197,7 +203,7 @@ def test_downgrade_is_remembered_for_the_run(project: Project) -> None:
         async def go() -> None:
             async with LLMClient(settings.llm) as client:
                 for _ in range(3):
-                    await client.complete_validated(MESSAGES, response_schema(settings), lambda raw: raw)
+                    await client.complete_validated(MESSAGES, spec(settings, lambda raw: raw))
 
         asyncio.run(go())
     assert [r.response_format for r in server.requests] == ["json_schema", "json_object", "json_object", "json_object"]
@@ -254,7 +260,7 @@ def test_concurrency_is_capped(project: Project) -> None:
         async def go() -> None:
             async with LLMClient(settings.llm) as client:
                 await asyncio.gather(
-                    *(client.complete_validated(MESSAGES, response_schema(settings), lambda r: r) for _ in range(9))
+                    *(client.complete_validated(MESSAGES, spec(settings, lambda r: r)) for _ in range(9))
                 )
 
         asyncio.run(go())
@@ -297,7 +303,7 @@ def test_parse_answer_accepts_fenced_json_and_normalises_tags(project: Project) 
     ],
 )
 def test_parse_answer_rejects(project: Project, raw: str, problem: str) -> None:
-    with pytest.raises(InvalidAnswer) as info:
+    with pytest.raises(SummaryRejected) as info:
         parse_answer(raw, project.settings())
     assert problem in str(info.value)
 
@@ -310,10 +316,85 @@ def test_a_model_that_refuses_max_tokens_and_temperature_is_asked_its_way(projec
         async def go() -> None:
             async with LLMClient(settings.llm) as client:
                 for _ in range(2):
-                    await client.complete_validated(MESSAGES, response_schema(settings), lambda raw: raw)
+                    await client.complete_validated(MESSAGES, spec(settings, lambda raw: raw))
 
         asyncio.run(go())
     assert [r.fault for r in server.requests] == ["unsupported_max_tokens", "unsupported_temperature", None, None]
     last = server.requests[-1].body
     assert "max_tokens" not in last and "temperature" not in last
     assert last["max_completion_tokens"] == settings.llm.max_output_tokens
+
+
+# -- the caller's side of the loop: schema name, validator, re-ask wording -------------------------------
+
+
+def test_the_caller_names_the_schema_validates_and_words_the_reask(project: Project, server: FakeOpenAI) -> None:
+    settings = settings_for(project, server)
+    seen: list[str] = []
+
+    def validate(raw: str) -> int:
+        seen.append(raw)
+        if len(seen) == 1:
+            raise SummaryRejected(["too dull", "too long"])
+        return len(seen)
+
+    def reask(raw: str, problems: list[str]) -> list[dict[str, str]]:
+        return [{"role": "user", "content": f"REASK {len(raw) > 0} {' | '.join(problems)}"}]
+
+    caller = AnswerSpec("my_answer", response_schema(settings), "the schema, said", validate=validate, reask=reask)
+
+    async def go() -> llm.Validated[int]:
+        async with LLMClient(settings.llm) as client:
+            return await client.complete_validated(MESSAGES, caller)
+
+    result = asyncio.run(go())
+    assert result.value == 2 and result.attempts == 2
+    assert server.requests[0].body["response_format"]["json_schema"]["name"] == "my_answer"
+    assert server.requests[1].body["messages"] == [
+        *MESSAGES,
+        {"role": "user", "content": "REASK True too dull | too long"},
+    ]
+
+
+def test_the_shipped_reask_template_words_the_problems(project: Project) -> None:
+    settings = project.settings()
+    messages = answer_spec(settings, Prompts.load(settings)).reask('{"summary": ""}', ["problem one", "problem two"])
+    assert messages[0] == {"role": "assistant", "content": '{"summary": ""}'}
+    assert messages[1]["role"] == "user" and "- problem one\n- problem two\n" in messages[1]["content"]
+
+
+def test_the_prompt_hash_covers_the_reask_template(project: Project) -> None:
+    import shutil
+
+    from summarizer.config import shipped_prompts_dir
+
+    folder = project.root / "my_prompts"
+    shutil.copytree(shipped_prompts_dir(), folder)
+    before = Prompts(folder).hash
+    reask = folder / "reask.md.j2"
+    reask.write_text(reask.read_text("utf-8") + "请认真修改。\n", "utf-8")
+    assert Prompts(folder).hash != before
+    reask.unlink()  # a prompts folder from before the re-ask template: the shipped one is used
+    assert Prompts(folder).hash == before
+
+
+# -- one hierarchy: a paper's failure or the run's ----------------------------------------------------------
+
+
+def test_errors_are_either_one_papers_or_the_runs() -> None:
+    from summarizer import errors
+
+    per_paper = [errors.FetchError, errors.NoInput, errors.LLMError, errors.OutputInvalidError]
+    run_stopping = [
+        errors.AuthenticationFailed,
+        errors.UsageError,
+        errors.LockedError,
+        errors.ConfigError,
+        errors.MissingAPIKeyError,
+        errors.RecordError,
+        errors.FileSystemError,
+        errors.ImportFileError,
+    ]
+    assert all(issubclass(e, errors.PaperError) and not issubclass(e, errors.RunError) for e in per_paper)
+    assert all(issubclass(e, errors.RunError) and not issubclass(e, errors.PaperError) for e in run_stopping)
+    assert AuthenticationFailed.exit_code == 2 and errors.FileSystemError.exit_code == 1

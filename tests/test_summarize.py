@@ -15,6 +15,7 @@ import pytest
 
 import summarizer.llm as llm
 from conftest import Project, RunCli, summary_text
+from summarizer import errors
 from summarizer.extract import PaperText
 from summarizer.store import FetchState, Record, Store
 from summarizer.summarize import add_llm_version, regenerate_summary, summarize_venue
@@ -511,3 +512,68 @@ def test_template_typo_is_a_config_error(project: Project, server: FakeOpenAI, c
     write_venue(project, 1)
     result = cli("summarize", VENUE)
     assert result.code == 2 and "titel" in result.err and server.calls == 0
+
+
+# -- a paper's error never stops the run; a run's error always does ----------------------------------------
+
+
+def _first_call_raises(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    import summarizer.summarize as summarize
+
+    real = summarize.ask_model
+    raised: list[Exception] = []
+
+    async def ask_model(*args: object, **kwargs: object) -> object:
+        if not raised:
+            raised.append(error)
+            raise error
+        return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(summarize, "ask_model", ask_model)
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        errors.LLMError("the provider went away"),
+        errors.OutputInvalidError("still no Chinese", attempt=3, raw_output="x"),
+        errors.NoInput("the extracted text is gone"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_a_papers_error_never_stops_the_run(
+    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    configure(project, server, max_concurrency=1)
+    write_venue(project, 4)
+    _first_call_raises(monkeypatch, error)
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 1
+    failed = [r for r in records(project) if "summarize" in r.failures]
+    assert len(failed) == 1 and failed[0].failures["summarize"].reason == error.reason  # type: ignore[attr-defined]
+    assert len([r for r in records(project) if r.versions]) == 3
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        errors.AuthenticationFailed("the provider refused the API key"),
+        errors.FileSystemError("/outputs", OSError(28, "No space left on device")),
+        errors.ConfigError("a bad setting", key="llm.model"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_a_runs_error_always_stops_the_run(
+    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch, error: Exception
+) -> None:
+    configure(project, server, max_concurrency=1)
+    write_venue(project, 4)
+    _first_call_raises(monkeypatch, error)
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == error.exit_code  # type: ignore[attr-defined]
+    assert str(error) in result.err
+    assert server.calls == 0 and not any(r.versions or r.failures for r in records(project))

@@ -46,23 +46,31 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from . import console
 from .config import SAFE_ID, LLMSettings, Settings
 from .console import StageReport
-from .errors import AuthenticationFailed, LLMError, OutputInvalidError, RecordError, SummarizerError, UsageError
+from .errors import (
+    NoInput,
+    OutputInvalidError,
+    PaperError,
+    RecordError,
+    RunError,
+    SummaryRejected,
+    UsageError,
+)
 from .fsutil import atomic_write_text
-from .llm import InvalidAnswer, LLMClient, _reask_messages, chat_request, cut_off_problem, usage_of
+from .llm import LLMClient, chat_request, cut_off_problem, key_refused, usage_of
 from .store import Store, Usage, now_iso
 from .summarize import (
     Draft,
-    NoInput,
-    _ask,
-    _Job,
-    _persist,
-    _Run,
-    _select,
+    Job,
+    SummarizeRun,
+    answer_spec,
+    ask_model,
     paper_sections,
     parse_answer,
+    persist,
     plan_jobs,
-    response_schema,
+    run_workers,
     serve_cached,
+    skip_reason,
     start_run,
 )
 from .textsafe import clean_line, terminal_safe
@@ -174,19 +182,16 @@ class BatchAPI:
         except openai.APIError as exc:
             raise self.error(what, exc) from None
 
-    def error(self, what: str, exc: openai.APIError) -> SummarizerError:
+    def error(self, what: str, exc: openai.APIError) -> RunError:
         if isinstance(exc, openai.NotFoundError):
             return UsageError(
                 f"the provider at {self.llm.base_url} has no batch endpoint (HTTP 404 on {what}): "
                 f"summarise online instead: summarizer summarize {self.venue} (without --batch)"
             )
         if isinstance(exc, openai.AuthenticationError):
-            return AuthenticationFailed(
-                f"the provider refused the API key (HTTP 401): check the environment variable "
-                f"{self.llm.api_key_env} (llm.api_key_env) for {self.llm.base_url}"
-            )
+            return key_refused(self.llm)
         reason = _said(exc.message.replace(self.client.api_key, "***"))
-        return SummarizerError(
+        return RunError(
             f"the batch API at {self.llm.base_url} failed on {what} ({reason}); the submitted batches are saved: "
             f"run `summarizer summarize {self.venue} --batch` again to resume"
         )
@@ -217,14 +222,14 @@ class BatchAPI:
 # -- submitting --------------------------------------------------------------------------------------
 
 
-def _line(run: _Run, venue: str, job: _Job) -> tuple[str, bytes]:
+def _line(run: SummarizeRun, venue: str, job: Job) -> tuple[str, bytes]:
     cid = custom_id(venue, job.record.id, run.prompts.hash)
-    body = chat_request(run.settings.llm, job.messages, response_schema(run.settings))
+    body = chat_request(run.settings.llm, job.messages, answer_spec(run.settings, run.prompts))
     line = {"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": body}
     return cid, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _chunks(run: _Run, venue: str, jobs: list[_Job]) -> Iterator[tuple[dict[str, str], IO[bytes]]]:
+def _chunks(run: SummarizeRun, venue: str, jobs: list[Job]) -> Iterator[tuple[dict[str, str], IO[bytes]]]:
     """Temporary JSONL files within one batch's limits, each with its custom_id -> cache key map."""
     waiting = deque(jobs)
     while waiting:
@@ -356,7 +361,7 @@ def _retrieve(api: BatchAPI, settings: Settings, state: VenueState, entry: Batch
 class _Retry:
     """A paper to ask again online: after an invalid answer (``raw`` and ``problems``) or a failed request."""
 
-    job: _Job
+    job: Job
     usage: Usage
     raw: str | None = None
     problems: list[str] = field(default_factory=list)
@@ -365,22 +370,22 @@ class _Retry:
 
 @dataclass
 class _Collect:
-    run: _Run
+    run: SummarizeRun
     venue: str
     entry: BatchEntry
     retries: list[_Retry] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     unrun: int = 0
 
-    def job(self, cid: str) -> _Job | None:
+    def job(self, cid: str) -> Job | None:
         """The paper behind a result line; None when it is not ours or no longer wants this answer."""
         if cid not in self.entry.requests or cid in self.seen:
             return None
         self.seen.add(cid)
         record = self.run.store.get(self.venue, paper_of(cid))
-        if record is None or _select(record, self.entry.force) is not None:
+        if record is None or skip_reason(record, self.entry.force) is not None:
             return None
-        return _Job(record, [], self.entry.requests[cid])
+        return Job(record, [], self.entry.requests[cid])
 
 
 def _count(value: Any) -> int:
@@ -420,7 +425,7 @@ def _take(c: _Collect, line: str) -> None:
     raw = str(_dict(first.get("message")).get("content") or "")
     try:
         checked = parse_answer(raw, c.run.settings)
-    except InvalidAnswer as exc:
+    except SummaryRejected as exc:
         problems = list(exc.problems)
         if first.get("finish_reason") == "length":  # as the online re-ask says it
             problems.append(cut_off_problem(c.run.settings.llm.max_output_tokens))
@@ -437,7 +442,7 @@ def _take(c: _Collect, line: str) -> None:
         model=c.run.settings.llm.model,
         prompt_hash=paper_hash(item.get("custom_id")),
     )
-    _persist(c.run, job, draft, usage)
+    persist(c.run, job, draft, usage)
     c.run.count(draft, usage)
 
 
@@ -450,7 +455,7 @@ def paper_hash(cid: Any) -> str:
     return str(cid).rsplit("/", 1)[-1]
 
 
-def _failed_line(c: _Collect, job: _Job, error: Any, response: dict[str, Any], body: dict[str, Any]) -> None:
+def _failed_line(c: _Collect, job: Job, error: Any, response: dict[str, Any], body: dict[str, Any]) -> None:
     code = error.get("code") if isinstance(error, dict) else None
     if code in UNRUN:
         c.unrun += 1
@@ -483,7 +488,7 @@ def _collect(api: BatchAPI, c: _Collect, batch: Any) -> None:
 # -- online retries ----------------------------------------------------------------------------------
 
 
-async def _retry_online(run: _Run, retries: list[_Retry]) -> None:
+async def _retry_online(run: SummarizeRun, retries: list[_Retry]) -> None:
     settings = run.settings
     queue = deque(retries)
     attempts = settings.llm.max_attempts - 1  # the batch's answer was the first
@@ -496,35 +501,27 @@ async def _retry_online(run: _Run, retries: list[_Retry]) -> None:
                 try:
                     job.messages = run.prompts.messages(settings, job.record, paper_sections(settings, job.record))
                 except NoInput as exc:
-                    run.fail(job, LLMError(str(exc), paper_id=job.record.id), retry.usage)
+                    run.fail(job, exc, retry.usage)
                     continue
                 if retry.raw is not None:
-                    job.messages = [*job.messages, *_reask_messages(retry.raw, retry.problems)]
+                    job.messages = [*job.messages, *run.prompts.reask(retry.raw, retry.problems)]
                 try:
-                    draft, usage = await _ask(
+                    draft, usage = await ask_model(
                         client, settings, run.prompts, job.messages, job.record.id, max_attempts=attempts
                     )
-                except AuthenticationFailed:
-                    raise
-                except LLMError as exc:
+                except PaperError as exc:
                     usage = usage_of(exc)
                     usage.add(retry.usage)
                     run.fail(job, exc, usage)
                     continue
                 usage.add(retry.usage)
-                await asyncio.to_thread(_persist, run, job, draft, usage)
+                await asyncio.to_thread(persist, run, job, draft, usage)
                 run.count(draft, usage)
 
-        tasks = [asyncio.create_task(worker()) for _ in range(min(settings.llm.max_concurrency, len(retries)))]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await run_workers(min(settings.llm.max_concurrency, len(retries)), worker)
 
 
-def _retry(run: _Run, retries: list[_Retry]) -> None:
+def _retry(run: SummarizeRun, retries: list[_Retry]) -> None:
     """Online retries when ``max_attempts`` leaves room; otherwise each paper fails with its reason."""
     if not retries:
         return
@@ -538,7 +535,7 @@ def _retry(run: _Run, retries: list[_Retry]) -> None:
         run.fail(retry.job, error, retry.usage)
 
 
-def skip_batched(run: _Run, venue: str, jobs: list[_Job], state: VenueState | None = None) -> list[_Job]:
+def skip_batched(run: SummarizeRun, venue: str, jobs: list[Job], state: VenueState | None = None) -> list[Job]:
     """The jobs whose paper is not waiting in a submitted batch (those are counted, not asked twice)."""
     pending = (state or load_state(run.settings.outputs_dir, venue)).pending_papers()
     kept = [job for job in jobs if job.record.id not in pending]
@@ -590,7 +587,7 @@ def summarize_venue_batch(
     return run.report
 
 
-def _finish(api: BatchAPI, run: _Run, state: VenueState, entry: BatchEntry) -> None:
+def _finish(api: BatchAPI, run: SummarizeRun, state: VenueState, entry: BatchEntry) -> None:
     """Wait for one batch, save its answers, retry the rest online, and mark it collected."""
     batch = _wait(api, run.settings, state, entry)
     c = _Collect(run, state.venue, entry)

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
 from .config import Settings, TagSettings
+from .errors import SummaryRejected
 from .texguard import unsafe_tex_commands
 from .textsafe import clean_line, clean_text
 
@@ -27,14 +28,6 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LETTER_OR_CJK = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _PREAMBLE = re.compile(r"^\s*(摘要|总结|概要|中文摘要|Summary)\s*[:：]")
 _MARKDOWN_BLOCK = re.compile(r"^\s*(#{1,6}\s|[-*+]\s|\d+\.\s|>)")
-
-
-class SummaryRejected(ValueError):
-    """The text breaks a hard limit; ``problems`` says which, in words for the model or the editor."""
-
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("; ".join(problems))
 
 
 @dataclass
@@ -124,7 +117,7 @@ def check_summary(summary: str, tags: list[str], field_id: str, settings: Settin
     return CheckedSummary(summary=summary, tags=clean_tags, field=field_id, warnings=warnings)
 
 
-# -- human text (edits and imports): judged as human text (clarification 6) -----------
+# -- human text (edits and imports): a person chose these words, so only what breaks the page is rejected --
 
 HUMAN_MAX_CHARS = 2000
 MAX_TITLE_CHARS = 500

@@ -1,18 +1,29 @@
 """The exceptions summarizer raises, and the exit code each one means.
 
-    SummarizerError            base class; exit 1
-    ├── UsageError             a bad command line or an unknown venue/paper; exit 2
-    │   ├── NotReadyError      a command whose stage has not landed yet; exit 2
-    │   └── LockedError        another run holds the venue's lock; exit 2
-    ├── ConfigError            config.yaml is wrong (file and key path); exit 2
-    │   └── MissingAPIKeyError the key's environment variable is unset; exit 2
-    ├── RecordError            a record on disk cannot be read; exit 1
-    ├── FileSystemError        an OS error reading or writing a path (read-only, full, not a folder); exit 1
-    ├── ImportFileError        a JSONL import line is wrong (line number); exit 2
-    ├── FetchError             one paper could not be fetched (paper id, reason)
-    └── LLMError               one model call failed (paper id, attempt, raw output)
-        ├── OutputInvalidError the answer broke the schema or the house rules
-        └── AuthenticationFailed the provider refused the key; stops the run; exit 2
+Two branches under the base class: a ``PaperError`` is one paper's failure (it
+is written into that paper's record and the run goes on with the others); a
+``RunError`` stops the whole run (nothing per paper would help).
+
+    SummarizerError              base class; exit 1
+    ├── RunError                 stops the run
+    │   ├── UsageError           a bad command line or an unknown venue/paper; exit 2
+    │   │   └── LockedError      another run holds the venue's lock; exit 2
+    │   ├── ConfigError          config.yaml is wrong (file and key path); exit 2
+    │   │   └── MissingAPIKeyError the key's environment variable is unset; exit 2
+    │   ├── AuthenticationFailed the provider refused the key; exit 2
+    │   ├── ImportFileError      a JSONL import line is wrong (line number); exit 2
+    │   ├── RecordError          a record on disk cannot be read; exit 1
+    │   └── FileSystemError      an OS error reading or writing a path (read-only, full, not a folder); exit 1
+    └── PaperError               one paper failed at one stage (paper id, stage); exit 1 at the end
+        ├── FetchError           the paper could not be fetched
+        ├── NoInput              nothing to summarise (not fetched, text missing)
+        └── LLMError             the model call failed (attempt, last raw output, usage)
+            └── OutputInvalidError the answer broke the schema or the house rules
+
+    SummaryRejected (a ValueError, not a SummarizerError): a text — the model's
+    answer, an editor's or an import's — breaks the rules; ``problems`` says
+    which, in words for whoever wrote it.  Validators raise it; the LLM client
+    turns it into a re-ask, then into ``OutputInvalidError``.
 
 The CLI prints ``str(error)`` on one line and exits with ``error.exit_code``;
 ``SUMMARIZER_DEBUG=1`` shows the traceback instead.  No message ever holds
@@ -23,6 +34,10 @@ from __future__ import annotations
 
 import errno
 import os
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # store imports this module: the type only, no import at run time
+    from .store import Usage
 
 # Ids, titles and paths from outside can be any length: messages show this much of them.
 SHOWN_MAX = 80
@@ -37,19 +52,31 @@ class SummarizerError(Exception):
     exit_code = 1
 
 
-class UsageError(SummarizerError):
+class RunError(SummarizerError):
+    """An error that stops the whole run: no other paper would fare better."""
+
+
+class PaperError(SummarizerError):
+    """One paper failed at one stage; it is recorded with the paper and the run goes on."""
+
+    stage = "unknown"
+
+    def __init__(self, reason: str, *, paper_id: str | None = None):
+        self.reason = reason
+        self.paper_id = paper_id
+        who = f"{paper_id}: " if paper_id else ""
+        super().__init__(f"{who}{reason}")
+
+
+class UsageError(RunError):
     exit_code = 2
-
-
-class NotReadyError(UsageError):
-    """A command exists in the CLI but its stage has not been built yet."""
 
 
 class LockedError(UsageError):
     pass
 
 
-class ConfigError(SummarizerError):
+class ConfigError(RunError):
     exit_code = 2
 
     def __init__(self, message: str, *, file: str | None = None, key: str | None = None):
@@ -69,7 +96,7 @@ class MissingAPIKeyError(ConfigError):
         )
 
 
-class RecordError(SummarizerError):
+class RecordError(RunError):
     pass
 
 
@@ -85,7 +112,7 @@ _OS_HINTS = {
 }
 
 
-class FileSystemError(SummarizerError):
+class FileSystemError(RunError):
     """An ``OSError`` on a path, told in one line: the path, what went wrong, what to check."""
 
     def __init__(self, path: str | os.PathLike[str] | None, error: OSError):
@@ -102,7 +129,7 @@ class FileSystemError(SummarizerError):
         return cls(path, error)
 
 
-class ImportFileError(SummarizerError):
+class ImportFileError(RunError):
     exit_code = 2
 
     def __init__(self, file: str, line: int | None, message: str):
@@ -112,23 +139,19 @@ class ImportFileError(SummarizerError):
         super().__init__(f"{where}: {message} (nothing from this file was imported)")
 
 
-class StageError(SummarizerError):
-    """A failure tied to one paper at one stage of the pipeline."""
-
-    stage = "unknown"
-
-    def __init__(self, reason: str, *, paper_id: str | None = None):
-        self.reason = reason
-        self.paper_id = paper_id
-        who = f"{paper_id}: " if paper_id else ""
-        super().__init__(f"{who}{reason}")
-
-
-class FetchError(StageError):
+class FetchError(PaperError):
     stage = "fetch"
 
 
-class LLMError(StageError):
+class NoInput(PaperError):
+    """The paper has nothing the model could read (not fetched, or its extracted text is gone)."""
+
+    stage = "summarize"
+
+
+class LLMError(PaperError):
+    """The model call for one paper failed; ``usage`` is what the failed calls cost (None: nothing known)."""
+
     stage = "summarize"
 
     def __init__(
@@ -138,16 +161,34 @@ class LLMError(StageError):
         paper_id: str | None = None,
         attempt: int | None = None,
         raw_output: str | None = None,
+        usage: Usage | None = None,
     ):
         self.attempt = attempt
         self.raw_output = raw_output
-        self.usage: object | None = None  # a store.Usage: what the failed calls cost, set by the llm client
+        self.usage = usage
         super().__init__(reason, paper_id=paper_id)
 
 
 class OutputInvalidError(LLMError):
-    pass
+    """The answer still broke the schema or the house rules when the attempts ran out."""
 
 
-class AuthenticationFailed(LLMError):
+class AuthenticationFailed(RunError):
+    """The provider refused the API key: every other paper would be refused too."""
+
     exit_code = 2
+
+    def __init__(self, message: str, *, usage: Usage | None = None):
+        self.usage = usage
+        super().__init__(message)
+
+
+class SummaryRejected(ValueError):
+    """A text breaks a hard rule; ``problems`` says which, in words for the model or the editor.
+
+    A validator's answer to the LLM client (ask again) as much as the editor's and the import's.
+    """
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("; ".join(problems))

@@ -26,6 +26,7 @@ from pathlib import Path
 from .config import Settings
 from .errors import FetchError
 from .store import Record
+from .tokens import estimate_tokens
 
 TEXT_DIR = "text"
 
@@ -57,17 +58,6 @@ def load_paper_text(settings: Settings, record: Record) -> PaperText | None:
         return PaperText.from_json(path.read_text(encoding="utf-8"))
     except (FileNotFoundError, ValueError):
         return None
-
-
-_CJK = re.compile(r"[\u3000-\u9fff\uf900-\ufaff]")
-
-
-def estimate_tokens(text: str) -> int:
-    """A local estimate (no tokenizer download): ~4 characters a token, one per CJK character."""
-    if text.isascii():  # O(1) in CPython (a flag of the string): no CJK to count
-        return (len(text) + 3) // 4
-    cjk = len(_CJK.findall(text))
-    return cjk + (len(text) - cjk + 3) // 4
 
 
 _CUT_MARK = " …"

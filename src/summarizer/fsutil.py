@@ -102,6 +102,8 @@ class WriteBatch:
                 return False
         except FileNotFoundError:
             pass
+        except OSError as exc:
+            raise FileSystemError(_failed_path(path, exc), exc) from None
         try:
             tmp_name = _write_temp(path, data, durable=False)
         except OSError as exc:

@@ -1,22 +1,27 @@
-"""Transport to an OpenAI-compatible chat-completions provider.
+"""Transport to an OpenAI-compatible chat-completions provider; it knows nothing about papers.
 
 One ``LLMClient`` per run: an ``AsyncOpenAI`` client (``max_retries=0``: the
 retries here are the only ones), at most ``llm.max_concurrency`` requests in
 flight, client-side pacing by two token buckets (requests and tokens per
-minute; clarification 1), and tenacity retries for 429, 5xx, timeouts and
-connection errors — honouring ``retry-after-ms`` / ``retry-after``, jittered
-exponential backoff otherwise.  400/401/403 are never retried; a 401 raises
-``AuthenticationFailed`` naming ``llm.api_key_env``, which stops the run.
+minute, so a run stays under the provider's limits instead of collecting
+429s), and retries for 429, 5xx, timeouts and connection errors — honouring
+``retry-after-ms`` / ``retry-after``, jittered exponential backoff otherwise.
+400/401/403 are never retried; a 401 raises ``AuthenticationFailed`` naming
+``llm.api_key_env``, which stops the run.
 
 Structured output: ``json_schema`` (strict) first; a provider that refuses it
 with a 400 (DeepSeek, Kimi, GLM, most Qwen models) is asked again with
 ``json_object``, and the downgrade is remembered per (base_url, model) for the
 rest of the run.  ``llm.structured_output`` forces a mode.
 
-``complete_validated`` is the instructor-style loop: the answer goes through a
-validator; when it raises ``InvalidAnswer`` the model sees its previous answer
-and the problems, and answers again.  Transport retries and re-asks share one
-budget of ``llm.max_attempts`` calls per paper.
+``complete_validated`` is the instructor-style loop; the caller's
+``AnswerSpec`` brings the schema, the validator and the re-ask builder.  When
+the validator raises ``SummaryRejected`` the model sees its previous answer and
+the problems (worded by the caller), and answers again.  Each call is built,
+sent, classified (an answer, or "ask again" with a wait) and accounted;
+transport retries and re-asks share one budget of ``llm.max_attempts`` calls
+per paper.  The SDK's exceptions end here: what leaves is ``LLMError`` (this
+paper) or ``AuthenticationFailed`` (the run), each carrying the usage so far.
 
 The API key is read from the environment when the client is built and never
 appears in a message, a cache key or a log line: provider error texts are
@@ -31,17 +36,16 @@ import json
 import random
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 import openai
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
 from .config import LLMSettings
-from .errors import AuthenticationFailed, LLMError, OutputInvalidError
-from .extract import estimate_tokens
+from .errors import AuthenticationFailed, LLMError, OutputInvalidError, SummaryRejected
 from .store import Usage
+from .tokens import estimate_tokens
 
 Mode = Literal["json_schema", "json_object"]
 
@@ -115,10 +119,9 @@ class TokenBucket:
 class RateLimiter:
     """Requests-per-minute and tokens-per-minute buckets, plus a shared pause after a 429."""
 
-    def __init__(self, rpm: int, tpm: int, *, window_s: float | None = None):
-        window = MINUTE_S if window_s is None else window_s
-        self.requests = TokenBucket(rpm, window)
-        self.tokens = TokenBucket(tpm, window)
+    def __init__(self, rpm: int, tpm: int):
+        self.requests = TokenBucket(rpm, MINUTE_S)
+        self.tokens = TokenBucket(tpm, MINUTE_S)
         self._paused_until = 0.0
 
     def pause(self, seconds: float) -> None:
@@ -138,15 +141,29 @@ class RateLimiter:
             self.tokens.adjust(actual_tokens - estimated_tokens)
 
 
-# -- results and errors ----------------------------------------------------------
+# -- what the caller asks for, and what it gets --------------------------------------
 
 
-class InvalidAnswer(ValueError):
-    """Raised by a validator: the answer broke the schema or the house rules."""
+Messages = list[dict[str, str]]
 
-    def __init__(self, problems: list[str]):
-        self.problems = problems
-        super().__init__("; ".join(problems))
+
+@dataclass(frozen=True)
+class AnswerSpec(Generic[T]):
+    """What the caller wants back; the transport knows nothing else about the answer.
+
+    ``schema`` (a strict JSON schema, sent under ``name``) shapes the answer;
+    ``schema_note`` says it in the system prompt when the provider only takes
+    ``json_object`` (and so does not enforce the schema); ``validate`` turns
+    the raw text into ``T`` or raises ``SummaryRejected`` with the problems;
+    ``reask`` builds the messages that show the model its previous answer and
+    those problems (appended to the original messages).
+    """
+
+    name: str
+    schema: dict[str, Any]
+    schema_note: str
+    validate: Callable[[str], T]
+    reask: Callable[[str, list[str]], Messages]
 
 
 @dataclass
@@ -157,17 +174,6 @@ class Validated(Generic[T]):
     attempts: int
     mode: Mode
     model: str
-
-
-class _Refused(Exception):
-    """The provider refused part of the request (json_schema, max_tokens, temperature): ask again without it."""
-
-
-class _Reask(Exception):
-    def __init__(self, problems: list[str], raw: str):
-        self.problems = problems
-        self.raw = raw
-        super().__init__("; ".join(problems))
 
 
 _SCHEMA_REFUSAL = re.compile(r"response_format|json_schema|structured output|schema", re.IGNORECASE)
@@ -197,8 +203,9 @@ def retry_after_seconds(headers: Any) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
-def _retryable(exc: BaseException) -> bool:
-    if isinstance(exc, (_Refused, _Reask, openai.APIConnectionError)):  # APITimeoutError is one
+def _transient(exc: openai.OpenAIError) -> bool:
+    """Worth another try: a connection error or timeout, 408, 409, 429 or a 5xx."""
+    if isinstance(exc, openai.APIConnectionError):  # APITimeoutError is one
         return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code in (408, 409, 429) or exc.status_code >= 500
@@ -207,33 +214,51 @@ def _retryable(exc: BaseException) -> bool:
 
 @dataclass
 class _CallState:
-    messages: list[dict[str, str]]
+    """One ``complete_validated``: the messages of the next call, the cost so far, the last answer."""
+
+    messages: Messages
+    paper_id: str | None = None
     usage: Usage = field(default_factory=Usage)
     last_raw: str | None = None
-    last_problems: list[str] = field(default_factory=list)
     calls: int = 0
+
+
+@dataclass
+class _Answer:
+    content: str
+    finish_reason: str | None
+
+
+@dataclass
+class _Again:
+    """The call failed in a way another call may not: wait ``wait_s`` (None: back off), then ask again."""
+
+    why: Literal["refused", "transient"]
+    reason: str
+    wait_s: float | None = None
+
+
+_Outcome = _Answer | _Again
+
+
+@dataclass
+class _Rejected:
+    """The validator refused the answer: these problems go back to the model."""
+
+    problems: list[str]
 
 
 class LLMClient:
     """One run's connection to the provider. Use as ``async with LLMClient(settings.llm) as client``."""
 
-    def __init__(
-        self,
-        llm: LLMSettings,
-        *,
-        backoff_base_s: float | None = None,
-        backoff_max_s: float | None = None,
-        window_s: float | None = None,
-    ):
+    def __init__(self, llm: LLMSettings):
         self.settings = llm
         self._api_key = llm.api_key()  # MissingAPIKeyError (exit 2) before any work
         self.client = openai.AsyncOpenAI(
             api_key=self._api_key, base_url=llm.base_url, timeout=llm.timeout_s, max_retries=0
         )
         self.semaphore = asyncio.Semaphore(llm.max_concurrency)
-        self.limiter = RateLimiter(llm.requests_per_minute, llm.tokens_per_minute, window_s=window_s)
-        self.backoff_base_s = BACKOFF_BASE_S if backoff_base_s is None else backoff_base_s
-        self.backoff_max_s = BACKOFF_MAX_S if backoff_max_s is None else backoff_max_s
+        self.limiter = RateLimiter(llm.requests_per_minute, llm.tokens_per_minute)
         # Downgrades learnt this run, per (base_url, model).
         self._modes: dict[tuple[str, str], Mode] = {}
         # Request parameters the model refused this run ("max_tokens", "temperature").
@@ -259,15 +284,19 @@ class LLMClient:
         self._modes[(self.settings.base_url, self.settings.model)] = "json_object"
 
     # -- parameters a model may refuse -------------------------------------------
-    def _sampling_params(self, max_tokens: int) -> dict[str, Any]:
-        """``max_tokens`` and ``temperature``, as this model takes them (see ``sampling_params``)."""
-        return sampling_params(self.settings, max_tokens, self._refused_params)
-
     def _learn_unsupported(self, exc: openai.BadRequestError) -> bool:
         """True when the 400 refused ``max_tokens`` or ``temperature`` for the first time (ask again without it)."""
         param = exc.param if exc.code in ("unsupported_parameter", "unsupported_value") else None
         if param in ("max_tokens", "temperature") and param not in self._refused_params:
             self._refused_params.add(param)
+            return True
+        return False
+
+    def _learn_schema_refusal(self, exc: openai.BadRequestError, mode: Mode) -> bool:
+        """True when the 400 refused json_schema and auto mode may fall back to json_object (remembered)."""
+        refused = _SCHEMA_REFUSAL.search(str(exc.message)) or _SCHEMA_REFUSAL.search(json.dumps(exc.body))
+        if mode == "json_schema" and self.settings.structured_output == "auto" and refused:
+            self._downgrade()
             return True
         return False
 
@@ -289,147 +318,138 @@ class LLMClient:
             return f"HTTP {exc.status_code} from the provider: {message}"
         return self.scrub(str(exc))
 
-    # -- one HTTP call ----------------------------------------------------------
-    async def _call(self, state: _CallState, schema: dict[str, Any], max_tokens: int) -> tuple[str, str | None]:
-        mode = self.mode()
-        response_format = response_format_for(mode, schema)
-        messages = state.messages if mode == "json_schema" else _with_schema(state.messages, schema)
-        estimate = sum(estimate_tokens(m["content"]) for m in messages) + max_tokens
+    # -- one HTTP call: build, send, classify, account ------------------------------
+    def _build(self, messages: Messages, spec: AnswerSpec[Any], mode: Mode) -> dict[str, Any]:
+        """The request body for this mode and what this model accepts."""
+        return _request_body(self.settings, messages, spec, mode, self._refused_params)
+
+    async def _send(self, state: _CallState, body: dict[str, Any]) -> Any:
+        """One paced request (both buckets, the concurrency cap); the completion, or the SDK's exception."""
+        estimate = sum(estimate_tokens(m["content"]) for m in body["messages"]) + self.settings.max_output_tokens
         await self.limiter.acquire(estimate)
-        try:
-            async with self.semaphore:
-                state.calls += 1
-                completion = await self.client.chat.completions.create(  # type: ignore[call-overload]
-                    model=self.settings.model,
-                    messages=messages,
-                    response_format=response_format,
-                    **self._sampling_params(max_tokens),
-                )
-        except openai.AuthenticationError:
-            raise AuthenticationFailed(
-                f"the provider refused the API key (HTTP 401): check the environment variable "
-                f"{self.settings.api_key_env} (llm.api_key_env) for {self.settings.base_url}"
-            ) from None
-        except openai.RateLimitError as exc:
-            wait = retry_after_seconds(exc.response.headers)
-            if wait is not None:
-                self.limiter.pause(min(wait, RETRY_AFTER_MAX_S))
-            raise
-        except openai.BadRequestError as exc:
-            if self._learn_unsupported(exc):
-                raise _Refused() from exc
-            refused = _SCHEMA_REFUSAL.search(str(exc.message)) or _SCHEMA_REFUSAL.search(json.dumps(exc.body))
-            if mode == "json_schema" and self.settings.structured_output == "auto" and refused:
-                self._downgrade()
-                raise _Refused() from exc
-            raise
+        async with self.semaphore:
+            state.calls += 1
+            completion = await self.client.chat.completions.create(**body)
         usage = completion.usage
         if usage is not None:
             self.limiter.settle(estimate, usage.total_tokens or (usage.prompt_tokens + usage.completion_tokens))
+        return completion
+
+    def _classify(self, exc: openai.OpenAIError, mode: Mode, state: _CallState) -> _Again:
+        """A failed call, as an outcome: ask again (when and why), or an exception that ends the paper or run."""
+        if isinstance(exc, openai.AuthenticationError):
+            raise key_refused(self.settings, state.usage) from None
+        if isinstance(exc, openai.BadRequestError) and (
+            self._learn_unsupported(exc) or self._learn_schema_refusal(exc, mode)
+        ):
+            return _Again("refused", "the provider kept refusing the request's parameters", wait_s=0.0)
+        reason = self._describe(exc)
+        if not _transient(exc):
+            raise LLMError(
+                reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+            )
+        wait = retry_after_seconds(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
+        if wait is not None and isinstance(exc, openai.RateLimitError):
+            self.limiter.pause(min(wait, RETRY_AFTER_MAX_S))  # everyone waits, not only this paper
+        return _Again("transient", reason, wait_s=None if wait is None else min(wait, RETRY_AFTER_MAX_S))
+
+    def _account(self, state: _CallState, completion: Any) -> _Answer:
+        """The call's cost into the paper's usage; the answer's text and why it ended."""
+        usage = completion.usage
         price = self.settings.price_per_million
         prompt_tokens = usage.prompt_tokens if usage else 0
         completion_tokens = usage.completion_tokens if usage else 0
+        cost = (prompt_tokens * price.input + completion_tokens * price.output) / 1_000_000
         state.usage.add(
             Usage(
-                llm_calls=1,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
-                cost_usd=round((prompt_tokens * price.input + completion_tokens * price.output) / 1_000_000, 8),
+                llm_calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, cost_usd=round(cost, 8)
             )
         )
         choice = completion.choices[0] if completion.choices else None
         content = (choice.message.content or "") if choice else ""
-        return content, (choice.finish_reason if choice else None)
+        state.last_raw = content
+        return _Answer(content, choice.finish_reason if choice else None)
+
+    async def _call(self, state: _CallState, spec: AnswerSpec[Any]) -> _Outcome:
+        mode = self.mode()
+        try:
+            completion = await self._send(state, self._build(state.messages, spec, mode))
+        except openai.OpenAIError as exc:
+            return self._classify(exc, mode, state)
+        return self._account(state, completion)
 
     # -- the validated loop ---------------------------------------------------------
+    def _backoff(self, again: _Again, calls: int) -> float:
+        if again.wait_s is not None:
+            return again.wait_s
+        # Full jitter: uniform in [0, base * 2^(n-1)], capped.
+        return random.uniform(0, min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (calls - 1)))
+
+    def _validate(self, spec: AnswerSpec[T], answer: _Answer) -> T | _Rejected:
+        """The accepted value, or the problems the model is to hear about."""
+        try:
+            return spec.validate(answer.content)
+        except SummaryRejected as exc:
+            problems = list(exc.problems)
+        if answer.finish_reason == "length":
+            problems.append(cut_off_problem(self.settings.max_output_tokens))
+        return _Rejected(problems)
+
     async def complete_validated(
         self,
-        messages: list[dict[str, str]],
-        schema: dict[str, Any],
-        validate: Callable[[str], T],
+        messages: Messages,
+        spec: AnswerSpec[T],
         *,
         paper_id: str | None = None,
         max_attempts: int | None = None,
     ) -> Validated[T]:
-        """Ask until ``validate`` accepts the answer, within ``llm.max_attempts`` calls (or ``max_attempts``).
+        """Ask until ``spec.validate`` accepts the answer, within ``llm.max_attempts`` calls (or ``max_attempts``).
 
         Raises ``OutputInvalidError`` (last raw output kept), ``LLMError`` for a
-        transport failure, ``AuthenticationFailed`` on a 401.  Every raised
-        ``LLMError`` carries ``usage``: what the failed attempts cost.
+        transport failure, ``AuthenticationFailed`` on a 401.  Each carries
+        ``usage``: what the failed attempts cost.
         """
-        state = _CallState(messages=list(messages))
-        max_tokens = self.settings.max_output_tokens
-
-        def wait(retry_state: RetryCallState) -> float:
-            exc = retry_state.outcome.exception() if retry_state.outcome else None
-            if isinstance(exc, (_Refused, _Reask)):
-                return 0.0
-            if isinstance(exc, openai.APIStatusError):
-                after = retry_after_seconds(exc.response.headers)
-                if after is not None:
-                    return min(after, RETRY_AFTER_MAX_S)
-            # Full jitter: uniform in [0, base * 2^(n-1)], capped.
-            ceiling = min(self.backoff_max_s, self.backoff_base_s * 2 ** (retry_state.attempt_number - 1))
-            return random.uniform(0, ceiling)
-
-        retrying = AsyncRetrying(
-            stop=stop_after_attempt(max_attempts or self.settings.max_attempts),
-            wait=wait,
-            retry=retry_if_exception(_retryable),
-            reraise=True,
-        )
-        try:
-            async for attempt in retrying:
-                with attempt:
-                    content, finish = await self._call(state, schema, max_tokens)
-                    state.last_raw = content
-                    try:
-                        value = validate(content)
-                    except InvalidAnswer as exc:
-                        problems = list(exc.problems)
-                        if finish == "length":
-                            problems.append(cut_off_problem(max_tokens))
-                        state.last_problems = problems
-                        state.messages = [*messages, *_reask_messages(content, problems)]
-                        raise _Reask(problems, content) from None
+        state = _CallState(messages=list(messages), paper_id=paper_id)
+        budget = max_attempts or self.settings.max_attempts
+        while True:
+            outcome = await self._call(state, spec)
+            if isinstance(outcome, _Answer):
+                checked = self._validate(spec, outcome)
+                if not isinstance(checked, _Rejected):
                     return Validated(
-                        value=value,
-                        raw=content,
-                        usage=state.usage,
-                        attempts=state.calls,
-                        mode=self.mode(),
-                        model=self.settings.model,
+                        checked, outcome.content, state.usage, state.calls, self.mode(), self.settings.model
                     )
-            raise AssertionError("unreachable: tenacity returns or re-raises")
-        except AuthenticationFailed as exc:
-            exc.usage = state.usage
-            raise
-        except _Reask as exc:
-            error: LLMError = OutputInvalidError(
-                f"the model's answer was still invalid after {state.calls} attempts: {'; '.join(exc.problems)}",
-                paper_id=paper_id,
-                attempt=state.calls,
-                raw_output=exc.raw,
-            )
-        except _Refused:
-            error = LLMError(
-                "the provider kept refusing the request's parameters (json_schema, max_tokens or temperature) "
-                "and the attempts ran out",
-                paper_id=paper_id,
-                attempt=state.calls,
-            )
-        except (openai.APIError, openai.OpenAIError) as exc:
-            reason = self._describe(exc)
-            if _retryable(exc):
-                reason += f" (gave up after {state.calls} attempts)"
-            error = LLMError(reason, paper_id=paper_id, attempt=state.calls, raw_output=state.last_raw)
-        error.usage = state.usage
-        raise error
+                if state.calls >= budget:
+                    raise _invalid(state, checked.problems)
+                state.messages = [*messages, *spec.reask(outcome.content, checked.problems)]
+            elif state.calls >= budget:
+                raise _gave_up(state, outcome)
+            else:
+                await asyncio.sleep(self._backoff(outcome, state.calls))
 
 
-def sampling_params(
-    llm: LLMSettings, max_tokens: int, refused: set[str] | frozenset[str] = frozenset()
-) -> dict[str, Any]:
+def _invalid(state: _CallState, problems: list[str]) -> OutputInvalidError:
+    return OutputInvalidError(
+        f"the model's answer was still invalid after {state.calls} attempts: {'; '.join(problems)}",
+        paper_id=state.paper_id,
+        attempt=state.calls,
+        raw_output=state.last_raw,
+        usage=state.usage,
+    )
+
+
+def _gave_up(state: _CallState, again: _Again) -> LLMError:
+    if again.why == "refused":
+        reason = (
+            "the provider kept refusing the request's parameters (json_schema, max_tokens or temperature) "
+            "and the attempts ran out"
+        )
+    else:
+        reason = f"{again.reason} (gave up after {state.calls} attempts)"
+    return LLMError(reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage)
+
+
+def sampling_params(llm: LLMSettings, max_tokens: int, refused: Set[str] = frozenset()) -> dict[str, Any]:
     """``max_tokens`` and ``temperature``, as the model takes them (``refused``: what it refused this run).
 
     OpenAI's reasoning models (o-series, gpt-5) answer 400 to ``max_tokens``
@@ -445,29 +465,34 @@ def sampling_params(
     return params
 
 
-def response_format_for(mode: Mode, schema: dict[str, Any]) -> dict[str, Any]:
+def response_format_for(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
     if mode == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": "paper_summary", "strict": True, "schema": schema}}
+        return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
     return {"type": "json_object"}
 
 
-def chat_request(llm: LLMSettings, messages: list[dict[str, str]], schema: dict[str, Any]) -> dict[str, Any]:
+def chat_request(llm: LLMSettings, messages: Messages, spec: AnswerSpec[Any]) -> dict[str, Any]:
     """The request body the online path sends first for ``messages`` (the batch path writes the same)."""
     mode: Mode = "json_object" if llm.structured_output == "json_object" else "json_schema"
+    return _request_body(llm, messages, spec, mode, frozenset())
+
+
+def _request_body(
+    llm: LLMSettings, messages: Messages, spec: AnswerSpec[Any], mode: Mode, refused: Set[str]
+) -> dict[str, Any]:
     return {
         "model": llm.model,
-        "messages": messages if mode == "json_schema" else _with_schema(messages, schema),
-        "response_format": response_format_for(mode, schema),
-        **sampling_params(llm, llm.max_output_tokens),
+        "messages": messages if mode == "json_schema" else _with_note(messages, spec.schema_note),
+        "response_format": response_format_for(mode, spec.name, spec.schema),
+        **sampling_params(llm, llm.max_output_tokens, refused),
     }
 
 
-def _with_schema(messages: list[dict[str, str]], schema: dict[str, Any]) -> list[dict[str, str]]:
-    """In json_object mode the provider does not enforce the schema: state it in the system prompt."""
-    note = "\n\n输出的 JSON 对象必须符合这个 JSON Schema：\n" + json.dumps(schema, ensure_ascii=False)
+def _with_note(messages: Messages, note: str) -> Messages:
+    """``note`` at the end of the system prompt (a system message of its own when there is none)."""
     if messages and messages[0]["role"] == "system":
-        return [{"role": "system", "content": messages[0]["content"] + note}, *messages[1:]]
-    return [{"role": "system", "content": note.strip()}, *messages]
+        return [{"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}, *messages[1:]]
+    return [{"role": "system", "content": note}, *messages]
 
 
 def cut_off_problem(max_tokens: int) -> str:
@@ -477,22 +502,16 @@ def cut_off_problem(max_tokens: int) -> str:
     )
 
 
-def _reask_messages(raw: str, problems: list[str]) -> list[dict[str, str]]:
-    listed = "\n".join(f"- {p}" for p in problems)
-    return [
-        {"role": "assistant", "content": raw},
-        {
-            "role": "user",
-            "content": (
-                "你上一次的回答不符合要求，问题如下：\n"
-                f"{listed}\n"
-                "请修正这些问题，重新输出一个完整的 JSON 对象，只包含 summary、tags、field 三个键，不要输出其他内容。"
-            ),
-        },
-    ]
+def key_refused(llm: LLMSettings, usage: Usage | None = None) -> AuthenticationFailed:
+    """A 401, in words that name the variable to check (never the key or the provider's body)."""
+    return AuthenticationFailed(
+        f"the provider refused the API key (HTTP 401): check the environment variable "
+        f"{llm.api_key_env} (llm.api_key_env) for {llm.base_url}",
+        usage=usage,
+    )
 
 
 def usage_of(exc: BaseException) -> Usage:
-    """What the failed attempts behind an ``LLMError`` from this module cost (zero if unknown)."""
-    usage = getattr(exc, "usage", None)
-    return usage if isinstance(usage, Usage) else Usage()
+    """What the failed attempts behind an error from this module cost (zero if unknown)."""
+    usage = exc.usage if isinstance(exc, (LLMError, AuthenticationFailed)) else None
+    return usage if usage is not None else Usage()

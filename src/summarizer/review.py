@@ -422,7 +422,7 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
     waits as a pending draft (clarification 2).  A failure is recorded in the
     paper's record, with the model's last raw output, and raised.
     """
-    from .errors import AuthenticationFailed, LLMError
+    from .errors import LLMError
     from .llm import usage_of
     from .summarize import add_llm_version, regenerate_summary
     from .suspicion import DuplicateIndex
@@ -430,9 +430,7 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
     record = store.load(venue, paper_id)
     try:
         draft, usage = regenerate_summary(settings, record, feedback=feedback)
-    except AuthenticationFailed:
-        raise  # the provider refused the key: not this paper's failure
-    except LLMError as exc:
+    except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
         record.usage.add(usage_of(exc))
         record.fail("summarize", exc.reason, attempts=exc.attempt, raw_output=exc.raw_output)
         store.save(record)

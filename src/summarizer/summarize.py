@@ -23,6 +23,7 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -31,19 +32,22 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
 from . import console
-from .checks import CheckedSummary, SummaryRejected, check_summary
-from .config import Settings
+from .checks import CheckedSummary, check_summary
+from .config import Settings, shipped_prompts_dir
 from .console import StageReport
-from .errors import AuthenticationFailed, ConfigError, FileSystemError, LLMError, UsageError
+from .errors import ConfigError, FileSystemError, LLMError, NoInput, PaperError, SummaryRejected, UsageError
 from .extract import load_paper_text, model_input
 from .fsutil import atomic_write_text, sha256_text
-from .llm import InvalidAnswer, LLMClient, usage_of
+from .llm import AnswerSpec, LLMClient, usage_of
 from .store import Record, Store, Usage, Version, now_iso
 from .suspicion import DuplicateIndex
 from .textsafe import clean_line, clean_text
 
 SYSTEM_TEMPLATE = "system.md.j2"
 USER_TEMPLATE = "user.md.j2"
+REASK_TEMPLATE = "reask.md.j2"
+# The name the response schema is sent under (json_schema mode).
+SCHEMA_NAME = "paper_summary"
 # Bump when the response schema or its parsing changes: old cache entries stop matching.
 RESPONSE_SCHEMA_VERSION = 1
 CACHE_DIR = "llm"
@@ -111,23 +115,29 @@ def _response_schema_json(field_ids: tuple[str, ...]) -> str:
     return json.dumps(schema, ensure_ascii=False)
 
 
+@functools.lru_cache(maxsize=16)
+def _schema_note(field_ids: tuple[str, ...]) -> str:
+    """The schema in the system prompt, for a provider that takes only json_object (and so cannot enforce it)."""
+    return "输出的 JSON 对象必须符合这个 JSON Schema：\n" + _response_schema_json(field_ids)
+
+
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
 def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
-    """Raw model output → a checked summary, or ``InvalidAnswer`` saying what is wrong, in words for the model."""
+    """Raw model output → a checked summary, or ``SummaryRejected`` saying what is wrong, in words for the model."""
     text = raw.strip()
     if not text:
-        raise InvalidAnswer(["the answer was empty: reply with one JSON object"])
+        raise SummaryRejected(["the answer was empty: reply with one JSON object"])
     fenced = _FENCE.match(text)
     if fenced:
         text = fenced.group(1)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InvalidAnswer([f"the answer is not valid JSON ({exc.msg}; character {exc.pos})"]) from None
+        raise SummaryRejected([f"the answer is not valid JSON ({exc.msg}; character {exc.pos})"]) from None
     if not isinstance(data, dict):
-        raise InvalidAnswer(["the answer must be a JSON object with keys summary, tags, field"])
+        raise SummaryRejected(["the answer must be a JSON object with keys summary, tags, field"])
     try:
         answer = answer_model(settings).model_validate(data)
     except ValidationError as exc:
@@ -143,11 +153,8 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
                 problems.append(f"the key {key!r} is missing")
             else:
                 problems.append(f"{key}: {error['msg'].removeprefix('Value error, ')}")
-        raise InvalidAnswer(problems) from None
-    try:
-        return _checked(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
-    except SummaryRejected as exc:
-        raise InvalidAnswer(exc.problems) from None
+        raise SummaryRejected(problems) from None
+    return _checked(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
 
 
 def _checked(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
@@ -173,21 +180,27 @@ class Prompts:
 
     def __init__(self, folder: Path):
         self.folder = folder
+        # A prompts folder made before the re-ask template existed gets the shipped one (see _source).
+        loaders = [jinja2.FileSystemLoader(str(folder)), jinja2.FileSystemLoader(str(shipped_prompts_dir()))]
         self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(folder)),
+            loader=jinja2.ChoiceLoader(loaders),
             undefined=jinja2.StrictUndefined,
             autoescape=False,
             keep_trailing_newline=False,
         )
         self.env.filters["paper_text"] = _paper_text
-        sources = []
-        for name in (SYSTEM_TEMPLATE, USER_TEMPLATE):
-            path = folder / name
-            try:
-                sources.append(path.read_text(encoding="utf-8"))
-            except OSError:
-                raise ConfigError(f"prompt template not found: {path}", key="paths.prompts") from None
-        self.hash = sha256_text("\0".join(sources))[:16]
+        # Every template that reaches the model is in the hash: editing one invalidates cached answers.
+        templates = (SYSTEM_TEMPLATE, USER_TEMPLATE, REASK_TEMPLATE)
+        self.hash = sha256_text("\0".join(self._source(name) for name in templates))[:16]
+
+    def _source(self, name: str) -> str:
+        path = self.folder / name
+        if name == REASK_TEMPLATE and not path.is_file():
+            path = shipped_prompts_dir() / name
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError:
+            raise ConfigError(f"prompt template not found: {path}", key="paths.prompts") from None
 
     @classmethod
     def load(cls, settings: Settings) -> Prompts:
@@ -222,6 +235,24 @@ class Prompts:
             {"role": "system", "content": self._render(SYSTEM_TEMPLATE, **values)},
             {"role": "user", "content": self._render(USER_TEMPLATE, **values)},
         ]
+
+    def reask(self, raw: str, problems: list[str]) -> list[dict[str, str]]:
+        """The model's previous answer, then the problems with it (``prompts/reask.md.j2``)."""
+        return [
+            {"role": "assistant", "content": raw},
+            {"role": "user", "content": self._render(REASK_TEMPLATE, problems=problems)},
+        ]
+
+
+def answer_spec(settings: Settings, prompts: Prompts) -> AnswerSpec[CheckedSummary]:
+    """What the LLM client is asked for: the schema, the house rules, the re-ask wording."""
+    return AnswerSpec(
+        name=SCHEMA_NAME,
+        schema=response_schema(settings),
+        schema_note=_schema_note(tuple(settings.field_ids())),
+        validate=lambda raw: parse_answer(raw, settings),
+        reask=prompts.reask,
+    )
 
 
 # -- cache ---------------------------------------------------------------------------------
@@ -290,7 +321,7 @@ def add_llm_version(
     """Add ``draft`` as the record's newest version (origin llm) and clear its summarize failure.
 
     The record's status is not touched: on an approved record the new version
-    is a pending draft (clarification 2); the approved one stays published.
+    is a pending draft; the approved one stays published until an editor approves the new one.
     With ``settings`` the suspicion warnings (numbers not in the paper, …) are stored with it;
     with ``duplicates`` (the venue's other summaries) also a near-duplicate warning.
     """
@@ -314,10 +345,6 @@ def add_llm_version(
     )
     record.clear_failure("summarize")
     return version
-
-
-class NoInput(Exception):
-    pass
 
 
 def paper_sections(settings: Settings, record: Record) -> list[tuple[str, str]]:
@@ -357,7 +384,7 @@ def _cached_draft(entry: dict[str, Any], settings: Settings, prompt_hash: str) -
 # -- one paper -----------------------------------------------------------------------------
 
 
-async def _ask(
+async def ask_model(
     client: LLMClient,
     settings: Settings,
     prompts: Prompts,
@@ -366,12 +393,9 @@ async def _ask(
     *,
     max_attempts: int | None = None,
 ) -> tuple[Draft, Usage]:
+    """One paper's checked draft and what it cost; ``LLMError`` (its ``usage`` set) when the attempts run out."""
     result = await client.complete_validated(
-        messages,
-        response_schema(settings),
-        lambda raw: parse_answer(raw, settings),
-        paper_id=paper_id,
-        max_attempts=max_attempts,
+        messages, answer_spec(settings, prompts), paper_id=paper_id, max_attempts=max_attempts
     )
     checked = result.value
     draft = Draft(
@@ -386,7 +410,7 @@ async def _ask(
 
 
 async def aregenerate_summary(
-    settings: Settings, record: Record, *, feedback: str | None = None, client: LLMClient | None = None
+    settings: Settings, record: Record, *, feedback: str | None = None
 ) -> tuple[Draft, Usage]:
     """One fresh model call for one paper (more only if an attempt fails), ignoring the cache.
 
@@ -405,10 +429,8 @@ async def aregenerate_summary(
     prompts = Prompts.load(settings)
     previous = record.current.summary if (feedback and record.current) else None
     messages = prompts.messages(settings, record, sections, feedback=feedback, previous_summary=previous)
-    if client is not None:
-        return await _ask(client, settings, prompts, messages, record.id)
-    async with LLMClient(settings.llm) as own:
-        return await _ask(own, settings, prompts, messages, record.id)
+    async with LLMClient(settings.llm) as client:
+        return await ask_model(client, settings, prompts, messages, record.id)
 
 
 def regenerate_summary(settings: Settings, record: Record, *, feedback: str | None = None) -> tuple[Draft, Usage]:
@@ -420,14 +442,18 @@ def regenerate_summary(settings: Settings, record: Record, *, feedback: str | No
 
 
 @dataclass
-class _Job:
+class Job:
+    """One paper to summarise: its record, the messages the model gets, the answer-cache key."""
+
     record: Record
     messages: list[dict[str, str]]
     key: str
 
 
 @dataclass
-class _Run:
+class SummarizeRun:
+    """One venue's summarize run (online or batch): its settings, counts, usage and report."""
+
     settings: Settings
     store: Store
     prompts: Prompts
@@ -447,11 +473,11 @@ class _Run:
             f"{tokens:,} tokens · ${self.usage.cost_usd:.4f}"
         )
 
-    def succeed(self, job: _Job, draft: Draft, usage: Usage) -> None:
+    def succeed(self, job: Job, draft: Draft, usage: Usage) -> None:
         self.save(job, draft, usage)
         self.count(draft, usage)
 
-    def save(self, job: _Job, draft: Draft, usage: Usage) -> None:
+    def save(self, job: Job, draft: Draft, usage: Usage) -> None:
         """The paper's new version into its record, on disk (touches only this job's record: thread-safe)."""
         record = job.record
         if record.status == "rejected":
@@ -485,17 +511,20 @@ class _Run:
             self.done += 1
             self.report.count("summarized")
 
-    def fail(self, job: _Job, error: LLMError, usage: Usage) -> None:
+    def fail(self, job: Job, error: PaperError, usage: Usage) -> None:
         record = job.record
         record.usage.add(usage)
         self.usage.add(usage)
-        record.fail("summarize", error.reason, attempts=error.attempt, raw_output=error.raw_output)
+        if isinstance(error, LLMError):
+            record.fail("summarize", error.reason, attempts=error.attempt, raw_output=error.raw_output)
+        else:
+            record.fail("summarize", error.reason)
         self.store.save(record)
         self.failed += 1
         self.report.fail(record.id, error.reason)
 
 
-def _select(record: Record, force: bool) -> str | None:
+def skip_reason(record: Record, force: bool) -> str | None:
     """None when the paper is to be summarised, else the count it goes under."""
     current = record.current
     if record.status == "rejected" and not force:
@@ -509,7 +538,7 @@ def _select(record: Record, force: bool) -> str | None:
     return None
 
 
-def _persist(run: _Run, job: _Job, draft: Draft, usage: Usage) -> None:
+def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage) -> None:
     """A paid answer is kept: the record first, then the cache; a cache that cannot be written is
     reported once for the run, not fatal.  When the record cannot be written, the cache still gets
     the answer, so the next run (once the folder is fixed) does not pay for it again."""
@@ -525,7 +554,7 @@ def _persist(run: _Run, job: _Job, draft: Draft, usage: Usage) -> None:
         run.cache_failed(exc)
 
 
-async def _run_jobs(run: _Run, jobs: list[_Job], bar: console.ProgressBar) -> None:
+async def _run_jobs(run: SummarizeRun, jobs: list[Job], bar: console.ProgressBar) -> None:
     settings = run.settings
     queue = deque(jobs)
     async with LLMClient(settings.llm) as client:
@@ -534,47 +563,50 @@ async def _run_jobs(run: _Run, jobs: list[_Job], bar: console.ProgressBar) -> No
             while queue:
                 job = queue.popleft()
                 try:
-                    draft, usage = await _ask(client, settings, run.prompts, job.messages, job.record.id)
-                except AuthenticationFailed:
-                    raise
-                except LLMError as exc:
+                    draft, usage = await ask_model(client, settings, run.prompts, job.messages, job.record.id)
+                except PaperError as exc:  # this paper only; a RunError (a refused key, a full disk) ends the run
                     run.fail(job, exc, usage_of(exc))
                 else:
                     # The file writes (answer cache, record; fsync'd) go to a thread, so they do not
                     # hold up the other workers' requests on the event loop; counting stays here.
-                    await asyncio.to_thread(_persist, run, job, draft, usage)
+                    await asyncio.to_thread(persist, run, job, draft, usage)
                     run.count(draft, usage)
                 bar.advance(run.note())
 
-        tasks = [asyncio.create_task(worker()) for _ in range(min(settings.llm.max_concurrency, len(jobs)))]
-        try:
-            await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+        await run_workers(min(settings.llm.max_concurrency, len(jobs)), worker)
 
 
-def start_run(settings: Settings, store: Store, venue_id: str) -> _Run:
+async def run_workers(count: int, worker: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    """``count`` copies of ``worker`` at once; the first exception (a RunError) cancels the rest and is raised."""
+    tasks = [asyncio.create_task(worker()) for _ in range(count)]
+    try:
+        await asyncio.gather(*tasks)
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+def start_run(settings: Settings, store: Store, venue_id: str) -> SummarizeRun:
     """A summarize run over one configured venue (the report carries the run's usage)."""
     settings.venue(venue_id)
-    run = _Run(
+    run = SummarizeRun(
         settings, store, Prompts.load(settings), AnswerCache(settings.cache_dir), StageReport("summarize", venue_id)
     )
     run.report.usage = run.usage
     return run
 
 
-def plan_jobs(run: _Run, venue_id: str, *, limit: int | None = None, force: bool = False) -> list[_Job]:
+def plan_jobs(run: SummarizeRun, venue_id: str, *, limit: int | None = None, force: bool = False) -> list[Job]:
     """The venue's papers that need a summary, with their messages and cache keys (skips counted)."""
     settings, prompts = run.settings, run.prompts
     records = run.store.records(venue_id)
     run.duplicates = DuplicateIndex.of(records)
     if not records:
         console.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
-    jobs: list[_Job] = []
+    jobs: list[Job] = []
     for record in records:
-        skip = _select(record, force)
+        skip = skip_reason(record, force)
         if skip is not None:
             run.report.count(skip)
             continue
@@ -584,18 +616,18 @@ def plan_jobs(run: _Run, venue_id: str, *, limit: int | None = None, force: bool
             sections = paper_sections(settings, record)
         except NoInput as exc:
             if record.fetch.text_path or record.fetch.abstract_only:
-                run.fail(_Job(record, [], ""), LLMError(str(exc), paper_id=record.id), Usage())
+                run.fail(Job(record, [], ""), exc, Usage())
             else:
                 run.report.count("not fetched")
             continue
         messages = prompts.messages(settings, record, sections)
-        jobs.append(_Job(record, messages, AnswerCache.key(settings, prompts.hash, messages)))
+        jobs.append(Job(record, messages, AnswerCache.key(settings, prompts.hash, messages)))
     return jobs
 
 
-def serve_cached(run: _Run, jobs: list[_Job], bar: console.ProgressBar, *, force: bool = False) -> list[_Job]:
+def serve_cached(run: SummarizeRun, jobs: list[Job], bar: console.ProgressBar, *, force: bool = False) -> list[Job]:
     """Save every job whose answer is cached (unless ``force``); the rest (the misses) are returned."""
-    misses: list[_Job] = []
+    misses: list[Job] = []
     for job in jobs:
         entry = None if force else run.cache.get(job.key)
         draft = _cached_draft(entry, run.settings, run.prompts.hash) if entry else None
