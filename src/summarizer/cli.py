@@ -12,13 +12,13 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from . import console
+from . import console, locks
 from .config import Settings, load_settings
 from .errors import FileSystemError, SummarizerError, UsageError, clip
 from .store import Store
@@ -49,13 +49,25 @@ class Context:
     def corrupt(self) -> int:
         return len(self._store.corrupt) if self._store is not None else 0
 
+    # The one place commands take locks (the desk and the demo use the same ``locks`` module).
     @contextlib.contextmanager
     def locked(self, venue: str) -> Iterator[Store]:
         """The store, holding the venue's lock: a configured venue, one writing command at a time."""
         self.settings.venue(venue)
-        store = self.store
-        with store.lock(venue):
+        with locks.venue(self.store, venue) as store:
             yield store
+
+    @contextlib.contextmanager
+    def locked_venues(self, venues: Iterable[str]) -> Iterator[Store]:
+        """Every venue's lock, or none: all are held before anything is written."""
+        with contextlib.ExitStack() as held:
+            for venue in sorted(set(venues)):
+                held.enter_context(self.locked(venue))
+            yield self.store
+
+    def site_locked(self, *, drafts: bool) -> contextlib.AbstractContextManager[Path]:
+        """The lock of ``outputs/site`` (``outputs/preview`` with ``drafts``): one build of a folder at a time."""
+        return locks.site(self.settings.outputs_dir, drafts=drafts)
 
 
 pass_ctx = click.make_pass_decorator(Context)
@@ -181,11 +193,18 @@ def summarize(c: Context, venue: str, limit: int | None, force: bool, batch: boo
 def run(c: Context, venue: str, limit: int | None, batch: bool, no_wait: bool) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from .pipeline import run_venue
+    from .site import build_site
 
     _check_batch_flags(batch, no_wait)
     c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
     with c.locked(venue) as store:
-        ok = run_venue(c.settings, store, venue, limit=limit, batch=batch, wait=not no_wait)
+        ok = run_venue(
+            c.settings, store, venue, limit=limit, batch=batch, wait=not no_wait, on_report=console.print_report
+        )
+        with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
+            preview = build_site(c.settings, store, None, drafts=True)
+    preview.print()
+    console.info(f"preview: mkdocs serve -f {preview.root}/mkdocs.yml")
     finish(ok)
 
 
@@ -258,11 +277,10 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
             )
         venue, paper = split_ref(ref)
         by_venue.setdefault(venue, []).append(paper)
-    with contextlib.ExitStack() as locks:  # every venue locked and every ref checked before anything is saved
-        stores = {venue: locks.enter_context(c.locked(venue)) for venue in by_venue}
-        checked = {venue: approvable(stores[venue], venue, papers) for venue, papers in by_venue.items()}
+    with c.locked_venues(by_venue) as store:  # every venue locked and every ref checked before anything is saved
+        checked = {venue: approvable(store, venue, papers) for venue, papers in by_venue.items()}
         for venue, records in checked.items():
-            approve_records(stores[venue], venue, records)
+            approve_records(store, venue, records)
 
 
 @review.command("reject")
@@ -335,7 +353,8 @@ def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
 
     for venue in venues:
         c.settings.venue(venue)
-    report = build_site(c.settings, c.store, list(venues) or None, drafts=drafts)
+    with c.site_locked(drafts=drafts):
+        report = build_site(c.settings, c.store, list(venues) or None, drafts=drafts)
     report.print()
 
 
@@ -351,13 +370,15 @@ def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
     """Import summaries from a JSONL file (one paper a line); all or nothing unless --skip-invalid."""
-    from .exchange import ImportProblems, import_jsonl, print_import, print_problems
+    from .exchange import ImportProblems, apply_import, check_import, print_import, print_problems
 
     try:
-        result = import_jsonl(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
+        plan = check_import(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
     except ImportProblems as exc:
         print_problems(exc)
         raise
+    with c.locked_venues(plan.venues) as store:
+        result = apply_import(plan, store)
     print_import(file, result)
     finish(result.rejected == 0)
 

@@ -20,7 +20,6 @@ so importing an export of the same records changes no byte.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -379,18 +378,31 @@ def rejected_path_for(path: Path) -> Path:
     return path.with_name(path.name.removesuffix(".jsonl") + ".rejected.jsonl")
 
 
-def import_jsonl(
+@dataclass
+class ImportPlan:
+    """A checked file: what ``apply_import`` writes once the caller holds the locks of ``venues``."""
+
+    path: Path
+    parsed: ParsedFile
+    result: ImportResult
+
+    @property
+    def venues(self) -> list[str]:
+        return sorted({checked.line.venue for checked in self.parsed.good})
+
+
+def check_import(
     path: Path,
     settings: Settings,
     store: Store,
     *,
     skip_invalid: bool = False,
     rejected_path: Path | None = None,
-) -> ImportResult:
-    """Check every line, then apply the good ones while holding each venue's lock.
+) -> ImportPlan:
+    """Check every line; nothing is imported yet.
 
-    Any bad line raises ImportProblems (nothing written) unless ``skip_invalid``: then the
-    bad lines go to ``rejected_path`` (default ``FILE.rejected.jsonl``) and the rest is imported.
+    Any bad line raises ImportProblems unless ``skip_invalid``: then the bad lines go
+    to ``rejected_path`` (default ``FILE.rejected.jsonl``) and the plan holds the rest.
     """
     target = rejected_path or rejected_path_for(path)
     if skip_invalid and target.resolve() == path.resolve():
@@ -403,14 +415,17 @@ def import_jsonl(
     if parsed.bad:
         result.rejected_path = target
         _write_rejected(parsed, result.rejected_path)
-    with contextlib.ExitStack() as locks:
-        for venue in sorted({checked.line.venue for checked in parsed.good}):
-            locks.enter_context(store.lock(venue))
-        locks.enter_context(store.all_or_nothing())
-        for checked in parsed.good:
+    return ImportPlan(path, parsed, result)
+
+
+def apply_import(plan: ImportPlan, store: Store) -> ImportResult:
+    """Write the plan's good lines, all or nothing; the caller holds the locks of ``plan.venues``."""
+    result = plan.result
+    with store.all_or_nothing():
+        for checked in plan.parsed.good:
             if _import_line(checked, store, result) and checked.warnings:
                 result.warned_lines += 1
-                result.warnings += [f"{path}:{checked.number}: {w}" for w in checked.warnings]
+                result.warnings += [f"{plan.path}:{checked.number}: {w}" for w in checked.warnings]
     return result
 
 
