@@ -13,7 +13,7 @@ import contextlib
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from filelock import FileLock, Timeout
@@ -44,13 +44,15 @@ def site(outputs_dir: Path, *, drafts: bool) -> Iterator[Path]:
         yield folder
 
 
-def wait_for(lock: contextlib.AbstractContextManager[object], wait_s: float, poll_s: float = 0.2) -> contextlib.ExitStack:
-    """Enter ``lock``, retrying for up to ``wait_s`` while another command holds it (the desk: a click waits a little)."""
+def wait_for(
+    lock: Callable[[], contextlib.AbstractContextManager[object]], wait_s: float, poll_s: float = 0.2
+) -> contextlib.ExitStack:
+    """Enter ``lock()``, retrying for up to ``wait_s`` while another command holds it (a desk click waits a little)."""
     deadline = time.monotonic() + wait_s
     while True:
         stack = contextlib.ExitStack()
         try:
-            stack.enter_context(lock)
+            stack.enter_context(lock())
             return stack
         except LockedError:
             stack.close()

@@ -23,7 +23,7 @@ from rich.text import Text
 from . import console
 from .checks import MAX_NOTE_CHARS, CheckedSummary, SummaryRejected, check_human_summary
 from .config import Settings
-from .errors import UsageError
+from .errors import NothingToApprove, UsageError
 from .fsutil import atomic_write_text
 from .store import Record, Store, Version, now_iso
 from .suspicion import current_warnings
@@ -163,14 +163,16 @@ def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> N
 def approvable(store: Store, venue: str, paper_ids: list[str]) -> list[Record]:
     """Load the named papers and check each has a summary to approve; change nothing.
 
-    Raises UsageError at the first paper that does not exist or has no summary, so
+    Raises UsageError (no such paper) or NothingToApprove at the first paper that does not exist or has no summary, so
     a caller that checks every ref first approves all of them or none.
     """
     records: list[Record] = []
     for pid in dict.fromkeys(paper_ids):  # a ref given twice is approved once
         record = store.load(venue, pid)
         if record.current is None:
-            raise UsageError(f"{venue}/{pid} has no summary to approve (see: summarizer review show {venue}/{pid})")
+            raise NothingToApprove(
+                f"{venue}/{pid} has no summary to approve (see: summarizer review show {venue}/{pid})"
+            )
         records.append(record)
     return records
 

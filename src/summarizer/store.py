@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import SAFE_ID
-from .errors import FileSystemError, RecordError, UsageError, clip
+from .errors import FileSystemError, NothingToApprove, RecordError, UsageError, clip
 from .fsutil import WriteBatch, write_if_changed
 from .ids import is_safe_paper_id, strip_version
 
@@ -150,7 +150,7 @@ class Record(_Model):
     def approve(self, number: int | None = None) -> None:
         target = self.version(number) if number is not None else self.current
         if target is None:
-            raise UsageError(f"{self.venue}/{self.id} has no summary to approve")
+            raise NothingToApprove(f"{self.venue}/{self.id} has no summary to approve")
         self.status = "approved"
         self.approved_version = target.number
 

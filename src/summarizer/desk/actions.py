@@ -45,7 +45,7 @@ class Desk:
 
     def locked(self, venue: str) -> contextlib.ExitStack:
         """The venue's lock; while a command holds it, wait a little, then say who holds it."""
-        return locks.wait_for(locks.venue(self.store, venue), LOCK_WAIT_S)
+        return locks.wait_for(lambda: locks.venue(self.store, venue), LOCK_WAIT_S)
 
     def perform(self, data: dict[str, Any]) -> Outcome:
         try:
