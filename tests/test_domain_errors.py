@@ -15,7 +15,7 @@ def test_unknown_venue_is_a_domain_error(project: Project) -> None:
 
 def test_approving_nothing_is_a_domain_error() -> None:
     record = Record(venue="ICML2026", id="2601.00001", title="T")
-    with pytest.raises(NothingToApprove, match="ICML2026/2601.00001 has no summary to approve"):
+    with pytest.raises(NothingToApprove, match=r"ICML2026/2601\.00001 has no summary to approve"):
         record.approve()
     record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
     with pytest.raises(NothingToApprove):

@@ -30,9 +30,9 @@ def test_venue_lock_refuses_a_second_holder(tmp_path: Path) -> None:
 def test_site_and_preview_have_locks_of_their_own(tmp_path: Path) -> None:
     with locks.site(tmp_path, drafts=False) as folder:
         assert folder == tmp_path / "site"
-        with pytest.raises(LockedError, match=rf"building {tmp_path / 'site'} .*held by pid {os.getpid()}"):
-            with locks.site(tmp_path, drafts=False):
-                pass
+        refused = pytest.raises(LockedError, match=rf"building {tmp_path / 'site'} .*held by pid {os.getpid()}")
+        with refused, locks.site(tmp_path, drafts=False):
+            pass
         with locks.site(tmp_path, drafts=True), locks.venue(Store(tmp_path), "ICML2026"):
             pass  # the preview and the venues are independent of the site
     with locks.site(tmp_path, drafts=False):

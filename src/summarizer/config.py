@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from .errors import ConfigError, MissingAPIKeyError, UnknownVenue, UsageError
+from .errors import ConfigError, MissingAPIKeyError, UnknownVenue
 
 CONFIG_ENV = "SUMMARIZER_CONFIG"
 DEFAULT_CONFIG_NAME = "config.yaml"
