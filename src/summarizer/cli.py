@@ -203,8 +203,8 @@ def run(c: Context, venue: str, limit: int | None, batch: bool, no_wait: bool) -
         )
         with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
             preview = build_site(c.settings, store, None, drafts=True)
-    preview.print()
-    console.info(f"preview: mkdocs serve -f {preview.root}/mkdocs.yml")
+    console.print_report(preview)
+    console.info(f"preview: mkdocs serve -f {preview.subject}/mkdocs.yml")
     finish(ok)
 
 
@@ -355,7 +355,7 @@ def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
         c.settings.venue(venue)
     with c.site_locked(drafts=drafts):
         report = build_site(c.settings, c.store, list(venues) or None, drafts=drafts)
-    report.print()
+    console.print_report(report)
 
 
 @cli.command("import")
@@ -370,16 +370,17 @@ def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
     """Import summaries from a JSONL file (one paper a line); all or nothing unless --skip-invalid."""
-    from .exchange import ImportProblems, apply_import, check_import, print_import, print_problems
+    from .exchange import ImportProblems, apply_import, check_import
 
     try:
         plan = check_import(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
     except ImportProblems as exc:
-        print_problems(exc)
+        for problem in exc.problems:
+            console.warn(problem)
         raise
     with c.locked_venues(plan.venues) as store:
         result = apply_import(plan, store)
-    print_import(file, result)
+    console.print_report(result.report(file))
     finish(result.rejected == 0)
 
 

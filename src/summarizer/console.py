@@ -12,13 +12,13 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .errors import clip
+from .report import Report
 from .store import Usage
 from .textsafe import terminal_safe
 
@@ -34,34 +34,7 @@ err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.st
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
 
-@dataclass
-class StageReport:
-    """The outcome of one stage over one venue: counts in display order and the failures."""
-
-    stage: str
-    venue: str
-    counts: dict[str, int] = field(default_factory=dict)
-    failures: list[tuple[str, str]] = field(default_factory=list)  # (paper id, reason)
-    usage: Usage | None = None
-    problems: list[str] = field(default_factory=list)  # not one paper's: e.g. the answer cache could not be written
-
-    def count(self, key: str, by: int = 1) -> None:
-        self.counts[key] = self.counts.get(key, 0) + by
-
-    def fail(self, paper_id: str, reason: str) -> None:
-        self.failures.append((paper_id, reason))
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures and not self.problems
-
-    def summary_line(self) -> str:
-        if not self.counts and not self.failures:
-            return "nothing to do"
-        parts = [f"{n} {key}" for key, n in self.counts.items()]
-        if "failed" not in self.counts:
-            parts.append(f"{len(self.failures)} failed")
-        return ", ".join(parts)
+StageReport = Report  # the name summarize and batch import; the type lives in report.py
 
 
 def usage_line(usage: Usage) -> str:
@@ -76,20 +49,23 @@ def shown(text: str) -> str:
     return escape(terminal_safe(text))
 
 
-def print_report(report: StageReport) -> None:
+def print_report(report: Report) -> None:
+    """The one printer of stage reports: the counts on one line, then usage, notes, warnings, failures."""
     style = "green" if report.ok else "yellow"
-    err.print(f"[{style}]{report.stage} {shown(report.venue)}: {shown(report.summary_line())}[/{style}]")
+    err.print(f"[{style}]{report.stage} {shown(report.subject)}: {shown(report.summary_line())}[/{style}]")
     if report.usage is not None and report.usage.llm_calls:
         err.print(f"  usage: {usage_line(report.usage)}")
-    for problem in report.problems:
-        err.print(f"[yellow]{shown(problem)}[/yellow]")
+    for note in report.notes:
+        info(note)
+    for line in report.warnings + report.problems:
+        warn(line)
     if report.failures:
         err.print("[yellow]failures:[/yellow]")
         for line in failure_lines(report):
             err.print(f"  {shown(line)}")
 
 
-def failure_lines(report: StageReport) -> list[str]:
+def failure_lines(report: Report) -> list[str]:
     """One line a failure; a reason shared by more than GROUP_OVER papers is one line with a count."""
     by_reason: dict[str, list[str]] = {}
     for paper_id, reason in sorted(report.failures):

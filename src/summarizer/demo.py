@@ -146,7 +146,7 @@ def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
         _approve_drafts(settings, store)
         with locks.site(settings.outputs_dir, drafts=False):
             report = build_site(settings, store, None, drafts=False)
-        report.print()
-    _closing_note(settings, Path(report.root))
+        console.print_report(report)
+    _closing_note(settings, Path(report.subject))
     if not ok:
         raise SummarizerError("the demo had failures (listed above): please report this as a bug")

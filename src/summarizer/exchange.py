@@ -28,7 +28,6 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from . import console
 from .checks import (
     MAX_ABSTRACT_CHARS,
     MAX_AUTHORS,
@@ -42,9 +41,10 @@ from .config import Settings
 from .errors import ImportFileError, UsageError
 from .fsutil import atomic_write_text
 from .ids import is_safe_paper_id, normalize_title, paper_id, parse_arxiv_id, strip_version
+from .report import Report
 from .store import Origin, Record, Status, Store, Version
 from .texguard import unsafe_tex_commands
-from .textsafe import clean_line, clean_text, terminal_safe
+from .textsafe import clean_line, clean_text
 
 EXPORT_KEYS = (
     "venue", "id", "title", "summary", "tags", "field", "status",
@@ -203,13 +203,23 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
     warned_lines: int = 0
 
-    def line(self) -> str:
-        text = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+    def report(self, path: Path) -> Report:
+        """``import FILE: N created, N updated, N unchanged`` with the warnings (each, or their count if many)."""
+        report = Report("import", str(path), per_paper=False)
+        for key in ("created", "updated", "unchanged"):
+            report.count(key, getattr(self, key))
         if self.pending:
-            text += f" ({self.pending} wait as pending drafts: the paper has an approved or human version)"
+            report.tail += f" ({self.pending} wait as pending drafts: the paper has an approved or human version)"
         if self.rejected:
-            text += f"; {self.rejected} rejected, written with their reasons to {self.rejected_path}"
-        return text
+            report.tail += f"; {self.rejected} rejected, written with their reasons to {self.rejected_path}"
+        if len(self.warnings) <= MAX_WARNINGS_SHOWN:
+            report.warnings = list(self.warnings)
+        else:
+            report.warn(
+                f"{len(self.warnings)} warnings on {self.warned_lines} lines, kept with the versions "
+                "(see: summarizer review list VENUE)"
+            )
+        return report
 
 
 class ImportProblems(ImportFileError):
@@ -427,24 +437,6 @@ def apply_import(plan: ImportPlan, store: Store) -> ImportResult:
                 result.warned_lines += 1
                 result.warnings += [f"{plan.path}:{checked.number}: {w}" for w in checked.warnings]
     return result
-
-
-def print_problems(exc: ImportProblems) -> None:
-    for problem in exc.problems:
-        console.warn(terminal_safe(problem))
-
-
-def print_import(path: Path, result: ImportResult) -> None:
-    """Warnings (each, or their count when there are many), then the counts on one line."""
-    if len(result.warnings) <= MAX_WARNINGS_SHOWN:
-        for warning in result.warnings:
-            console.warn(terminal_safe(warning))
-    else:
-        console.warn(
-            f"{len(result.warnings)} warnings on {result.warned_lines} lines, kept with the versions "
-            "(see: summarizer review list VENUE)"
-        )
-    console.info(f"import {terminal_safe(str(path))}: {result.line()}")
 
 
 def _same_text(version: Version, summaries: set[str], tags: list[list[str]], field_id: str) -> bool:
