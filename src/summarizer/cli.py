@@ -85,6 +85,12 @@ def _check_batch_flags(batch: bool, no_wait: bool) -> None:
         raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
 
 
+def tell(lines: list[str]) -> None:
+    """What a review action did (its ``Done.lines``), one info line each."""
+    for line in lines:
+        console.info(line)
+
+
 def finish(ok: bool) -> None:
     if not ok:
         sys.exit(1)
@@ -218,7 +224,8 @@ def regen(c: Context, ref: str, feedback: str | None) -> None:
 
     venue, paper = split_ref(ref)
     with c.locked(venue) as store:
-        regenerate(c.settings, store, venue, paper, feedback=feedback)
+        done = regenerate(c.settings, store, venue, paper, feedback=feedback)
+    tell(done.lines)
 
 
 # -- review -----------------------------------------------------------------
@@ -235,10 +242,11 @@ def review() -> None:
 @pass_ctx
 def review_list(c: Context, venue: str, status: str | None) -> None:
     """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
-    from .review import list_papers
+    from .review import listed
+    from .review_view import print_list
 
     c.settings.venue(venue)
-    list_papers(c.settings, c.store, venue, status=status)
+    print_list(c.settings, venue, listed(c.store, venue, status=status), status=status)
 
 
 @review.command("show")
@@ -246,11 +254,11 @@ def review_list(c: Context, venue: str, status: str | None) -> None:
 @pass_ctx
 def review_show(c: Context, ref: str) -> None:
     """Title, link, abstract and summary side by side, tags, field and history."""
-    from .review import show_paper
+    from .review_view import print_paper
 
     venue, paper = split_ref(ref)
     c.settings.venue(venue)
-    show_paper(c.settings, c.store, venue, paper)
+    print_paper(c.settings, c.store.load(venue, paper))
 
 
 @review.command("approve")
@@ -266,7 +274,8 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
             raise UsageError("with --all give one VENUE: summarizer review approve ICML2026 --all")
         venue = refs[0]
         with c.locked(venue) as store:
-            approve(c.settings, store, venue, None)
+            done = approve(c.settings, store, venue, None)
+        tell(done.lines)
         return
     by_venue: dict[str, list[str]] = {}
     for ref in refs:
@@ -279,8 +288,8 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
         by_venue.setdefault(venue, []).append(paper)
     with c.locked_venues(by_venue) as store:  # every venue locked and every ref checked before anything is saved
         checked = {venue: approvable(store, venue, papers) for venue, papers in by_venue.items()}
-        for venue, records in checked.items():
-            approve_records(store, venue, records)
+        lines = [line for venue, records in checked.items() for line in approve_records(store, venue, records).lines]
+    tell(lines)
 
 
 @review.command("reject")
@@ -293,7 +302,8 @@ def review_reject(c: Context, ref: str, note: str) -> None:
 
     venue, paper = split_ref(ref)
     with c.locked(venue) as store:
-        reject(c.settings, store, venue, paper, note=note)
+        done = reject(c.settings, store, venue, paper, note=note)
+    tell(done.lines)
 
 
 @review.command("edit")
@@ -309,16 +319,18 @@ def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, fie
     venue, paper = split_ref(ref)
     if summary is None and tags is None and field_id is None:
         c.settings.venue(venue)
-        edited = edit_in_editor(c.settings, c.store, venue, paper)  # no lock while a person types
+        edited = edit_in_editor(c.settings, c.store, venue, paper, tell=console.warn)  # no lock while a person types
         if edited is None:
             console.info("edit cancelled: nothing changed")
             return
         with c.locked(venue) as store:
-            save_editor_result(c.settings, store, venue, paper, edited)
+            done = save_editor_result(c.settings, store, venue, paper, edited)
+        tell(done.lines)
         return
     tag_list = [t for t in (s.strip() for s in TAG_SEPARATORS.split(tags)) if t] if tags is not None else None
     with c.locked(venue) as store:
-        edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+        done = edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+    tell(done.lines)
 
 
 @review.command("serve")

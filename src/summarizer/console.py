@@ -18,8 +18,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
 from .errors import clip
-from .report import Report
-from .store import Usage
+from .report import Report, usage_line
 from .textsafe import terminal_safe
 
 # Piped output (a file, `less`, a test) has no terminal width: give tables room instead of 80 columns.
@@ -35,13 +34,6 @@ out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty()
 
 
 StageReport = Report  # the name summarize and batch import; the type lives in report.py
-
-
-def usage_line(usage: Usage) -> str:
-    return (
-        f"{usage.llm_calls} model calls, {usage.prompt_tokens:,} prompt + "
-        f"{usage.completion_tokens:,} completion tokens, ${usage.cost_usd:.4f}"
-    )
 
 
 def shown(text: str) -> str:

@@ -101,7 +101,9 @@ def _approve_drafts(settings: Settings, store: Store) -> None:
     console.info("review: approving every draft (an editor would read them first: summarizer review list VENUE)")
     for venue in settings.venues:
         with locks.venue(store, venue.id):
-            approve(settings, store, venue.id, None)
+            done = approve(settings, store, venue.id, None)
+        for line in done.lines:
+            console.info(line)
 
 
 def _closing_note(settings: Settings, site_root: Path) -> None:

@@ -54,3 +54,10 @@ class Report:
         if self.per_paper and "failed" not in self.counts:
             parts.append(f"{len(self.failures)} failed")
         return ", ".join(parts) + self.tail
+
+
+def usage_line(usage: Usage) -> str:
+    return (
+        f"{usage.llm_calls} model calls, {usage.prompt_tokens:,} prompt + "
+        f"{usage.completion_tokens:,} completion tokens, ${usage.cost_usd:.4f}"
+    )
