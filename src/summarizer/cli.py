@@ -136,14 +136,19 @@ class _Group(click.Group):
     metavar="PATH",
     help="Config file (default: $SUMMARIZER_CONFIG, else ./config.yaml).",
 )
+@click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
 @click.version_option(package_name="summarizer")
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None) -> None:
+def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
     """Turn a conference's accepted papers into Chinese digest pages.
 
     Batch-generate a venue (run), regenerate one summary (regen), review
     drafts before publishing (review, build).
     """
+    if quiet and verbose:
+        raise UsageError("-q and -v contradict each other: give one")
+    console.set_verbosity(console.QUIET if quiet else min(verbose, console.DEBUG))
     if isinstance(ctx.obj, Context):  # main() made it, to look at the store after the command
         ctx.obj.config_path = config_path
     else:
@@ -460,6 +465,7 @@ def demo(batch: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    console.set_verbosity(console.NORMAL)  # until the options say otherwise (an in-process run starts afresh)
     context = Context(None)
     code = _run(argv, context)
     if context.corrupt:

@@ -6,6 +6,7 @@ stdout, so pipes stay clean.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
@@ -29,6 +30,9 @@ MESSAGE_MAX = 1000  # a message quoting a 5 MB title must not flood the terminal
 GROUP_SHOWN = 3
 # Without a terminal (a log, CI, nohup) a long stage says where it is at least this often.
 PLAIN_PROGRESS_EVERY_S = 10.0
+QUIET, NORMAL, VERBOSE, DEBUG = -1, 0, 1, 2
+_verbosity = NORMAL  # set once per command by the CLI (-q / -v / -vv)
+_log_handler: logging.Handler | None = None
 err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
@@ -42,7 +46,16 @@ def shown(text: str) -> str:
 
 
 def print_report(report: Report) -> None:
-    """The one printer of stage reports: the counts on one line, then usage, notes, warnings, failures."""
+    """The one printer of stage reports: the counts on one line, then usage, notes, warnings, failures.
+
+    Under ``-q`` only what went wrong: the problems and the failures.
+    """
+    if _verbosity <= QUIET:
+        for line in report.problems:
+            err.print(f"[yellow]{shown(clip(line, MESSAGE_MAX))}[/yellow]")
+        for line in failure_lines(report) if report.failures else []:
+            err.print(f"{shown(report.stage)} {shown(report.subject)}: {shown(line)}")
+        return
     style = "green" if report.ok else "yellow"
     err.print(f"[{style}]{report.stage} {shown(report.subject)}: {shown(report.summary_line())}[/{style}]")
     if report.usage is not None and report.usage.llm_calls:
@@ -76,20 +89,51 @@ def failure_lines(report: Report) -> list[str]:
 
 
 def info(message: str) -> None:
-    err.print(shown(clip(message, MESSAGE_MAX)))
+    if _verbosity > QUIET:
+        err.print(shown(clip(message, MESSAGE_MAX)))
 
 
 def warn(message: str) -> None:
-    err.print(f"[yellow]{shown(clip(message, MESSAGE_MAX))}[/yellow]")
+    if _verbosity > QUIET:
+        err.print(f"[yellow]{shown(clip(message, MESSAGE_MAX))}[/yellow]")
+
+
+_LOG_STYLES = {logging.DEBUG: "dim", logging.INFO: "dim", logging.WARNING: "yellow"}
+
+
+class _LogLines(logging.Handler):
+    """Diagnostics (retries, backoffs, pacing waits …) as lines on stderr, inert like every message."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = shown(clip(f"{record.name}: {record.getMessage()}", MESSAGE_MAX))
+            style = _LOG_STYLES.get(record.levelno, "red")
+            err.print(f"[{style}]{text}[/{style}]")
+        except Exception:  # a logging handler must never break the command
+            self.handleError(record)
+
+
+def set_verbosity(level: int) -> None:
+    """Once per command: QUIET shows only errors, VERBOSE adds INFO diagnostics, DEBUG adds DEBUG ones."""
+    global _verbosity, _log_handler
+    _verbosity = level
+    logger = logging.getLogger("summarizer")
+    if _log_handler is not None:  # in-process runs (the tests) configure again
+        logger.removeHandler(_log_handler)
+    _log_handler = _LogLines()
+    logger.addHandler(_log_handler)
+    logger.propagate = False
+    levels = {QUIET: logging.ERROR, NORMAL: logging.WARNING, VERBOSE: logging.INFO}
+    logger.setLevel(levels.get(level, logging.DEBUG))
 
 
 @contextmanager
 def progress(description: str, total: int) -> Iterator[ProgressBar]:
     """A progress bar on stderr; without a terminal, a plain line at least every PLAIN_PROGRESS_EVERY_S.
 
-    SUMMARIZER_NO_PROGRESS=1 silences both (the tests' own output stays readable).
+    SUMMARIZER_NO_PROGRESS=1 (the tests' own output stays readable) and ``-q`` silence both.
     """
-    if os.environ.get("SUMMARIZER_NO_PROGRESS"):
+    if os.environ.get("SUMMARIZER_NO_PROGRESS") or _verbosity <= QUIET:
         with _rich_bar(description, total, disable=True) as bar:
             yield bar
     elif err.is_terminal:

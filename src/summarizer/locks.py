@@ -10,6 +10,7 @@ holder (pid, command line, since when).
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import time
@@ -21,7 +22,7 @@ from filelock import FileLock, Timeout
 from .errors import LockedError
 from .store import Store, now_iso
 
-SITE_FOLDERS = ("site", "preview")
+log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
@@ -79,6 +80,7 @@ def _held(folder: Path, name: str, busy: str) -> Iterator[None]:
         # Who holds it, for the message above; the OS lock itself dies with the process.
         command = " ".join(["summarizer", *sys.argv[1:]])[:200]
         holder_path.write_text(f"pid {os.getpid()}, `{command}`, since {now_iso()}\n", encoding="utf-8")
+        log.debug("holding %s", lock_path)
         yield
     finally:
         holder_path.unlink(missing_ok=True)
