@@ -1,7 +1,7 @@
 """The exceptions summarizer raises, and the exit code each one means.
 
     SummarizerError            base class; exit 1
-    ├── UsageError             a bad command line or an unknown paper; exit 2
+    ├── UsageError             a bad command line or an unknown venue/paper; exit 2
     │   ├── NotReadyError      a command whose stage has not landed yet; exit 2
     │   └── LockedError        another run holds the venue's lock; exit 2
     ├── ConfigError            config.yaml is wrong (file and key path); exit 2
@@ -13,7 +13,6 @@
     └── LLMError               one model call failed (paper id, attempt, raw output)
         ├── OutputInvalidError the answer broke the schema or the house rules
         └── AuthenticationFailed the provider refused the key; stops the run; exit 2
-    (BadRequest, end of file: UnknownVenue, NothingToApprove; exit 2)
 
 The CLI prints ``str(error)`` on one line and exits with ``error.exit_code``;
 ``SUMMARIZER_DEBUG=1`` shows the traceback instead.  No message ever holds
@@ -158,7 +157,10 @@ class AuthenticationFailed(LLMError):
 
 
 class BadRequest(SummarizerError):
-    """A request that names something the domain does not have; the CLI exits 2, the desk answers 400."""
+    """A request naming something the domain does not have; the CLI exits 2, the desk answers 400.
+
+    Not yet in the tree at the top of this file: the merge with the hierarchy rework places it.
+    """
 
     exit_code = 2
 
