@@ -1,6 +1,7 @@
 """The CLI's exit codes and messages: 0 done, 1 some papers failed, 2 usage or configuration."""
 
 from conftest import Project, RunCli, summary_text
+from summarizer import locks
 from summarizer.store import Record
 
 
@@ -59,6 +60,6 @@ def test_debug_env_shows_the_traceback_and_keeps_the_exit_code(cli: RunCli) -> N
 
 
 def test_locked_venue_is_refused(cli: RunCli, project: Project) -> None:
-    with project.store().lock("ICML2026"):
+    with locks.venue(project.store(), "ICML2026"):
         result = cli("review", "reject", "ICML2026/x", "--note", "n")
     assert result.code == 2 and "another summarizer command is working on ICML2026" in result.err

@@ -115,8 +115,9 @@ def test_an_action_waits_for_the_lock_then_says_who_holds_it(project: Project) -
         [
             sys.executable,
             "-c",
-            "import sys, time; from summarizer.store import Store; from pathlib import Path\n"
-            "with Store(Path(sys.argv[1])).lock(sys.argv[2]):\n    print('held', flush=True); time.sleep(60)",
+            "import sys, time; from pathlib import Path\n"
+            "from summarizer import locks; from summarizer.store import Store\n"
+            "with locks.venue(Store(Path(sys.argv[1])), sys.argv[2]):\n    print('held', flush=True); time.sleep(60)",
             str(project.settings().outputs_dir),
             VENUE,
         ],

@@ -4,6 +4,7 @@ from typing import Any
 import pytest
 
 from conftest import Project, RunCli, summary_text
+from summarizer import locks
 
 HOSTILE = [
     {
@@ -144,7 +145,7 @@ def test_export_to_file_and_skips_unsummarised(cli: RunCli, project: Project) ->
 
 def test_import_respects_the_venue_lock(cli: RunCli, project: Project) -> None:
     path = project.write_jsonl("in.jsonl", HOSTILE[:1])
-    with project.store().lock("ICML2026"):
+    with locks.venue(project.store(), "ICML2026"):
         result = cli("import", str(path))
     assert result.code == 2 and "another summarizer command is working on ICML2026" in result.err
     assert not (project.root / "outputs" / "records" / "ICML2026" / "2601.00001.json").exists()

@@ -209,7 +209,7 @@ def site_files(root: Path) -> dict[str, bytes]:
 def test_golden_site(project: Project, drafts: bool) -> None:
     settings, store = sample_store(project)
     report = build_site(settings, store, None, drafts=drafts)
-    root = Path(report.root)
+    root = Path(report.subject)
     assert root == settings.outputs_dir / ("preview" if drafts else "site")
     got = site_files(root)
     golden = GOLDEN / ("preview" if drafts else "published")
@@ -227,7 +227,7 @@ def test_golden_site(project: Project, drafts: bool) -> None:
 
 def test_site_is_approved_only_and_preview_marks_drafts(project: Project) -> None:
     settings, store = sample_store(project)
-    site = Path(build_site(settings, store, None, drafts=False).root)
+    site = Path(build_site(settings, store, None, drafts=False).subject)
     page = (site / "docs/ICML2026/llm_pretraining/index.md").read_text("utf-8")
     assert "**🧪 ICML2026** · **4** 篇论文解读" in page
     assert "Draft That Is Not Published" not in page and "Rejected" not in page
@@ -235,7 +235,7 @@ def test_site_is_approved_only_and_preview_marks_drafts(project: Project) -> Non
     assert not (site / "docs/ACL2026/llm_pretraining").exists()
     assert "ACL" not in page.split("🔥")[0].split("📌")[1]  # no ACL in the cross-venue line of the site
 
-    preview = Path(build_site(settings, store, None, drafts=True).root)
+    preview = Path(build_site(settings, store, None, drafts=True).subject)
     page = (preview / "docs/ICML2026/llm_pretraining/index.md").read_text("utf-8")
     assert "**🧪 ICML2026** · **5** 篇论文解读" in page
     assert "Rejected" not in page
@@ -249,11 +249,11 @@ def test_cross_venue_line_in_config_order_with_counts(project: Project) -> None:
     # A venue name is text too: HTML-escaped in the line (it is raw HTML, for build speed).
     project.write_config(venues=[*VENUES3, {"id": "NIPS2026", "name": 'A <b>"&" Venue', "emoji": "🅰"}])
     add(store, "NIPS2026", "n1", "N", summary_text(), ["LLM"], "llm_pretraining")
-    root = Path(build_site(project.settings(), store, None, drafts=True).root)
+    root = Path(build_site(project.settings(), store, None, drafts=True).subject)
     page = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
     assert '<a href="../../NIPS2026/llm_pretraining/">🅰 A &lt;b&gt;&quot;&amp;&quot; Venue (1)</a></p>' in page
     project.write_config(venues=VENUES3)
-    root = Path(build_site(settings, store, None, drafts=True).root)
+    root = Path(build_site(settings, store, None, drafts=True).subject)
     page = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
     assert (
         '<p>📌 <strong>同领域跨会议浏览：</strong> <a href="../../ICML2026/llm_pretraining/">🧪 ICML2026 (5)</a>'
@@ -292,7 +292,7 @@ def test_hot_topic_line_absent_when_none_qualifies(project: Project) -> None:
     settings = project.settings()
     store = Store(settings.outputs_dir)
     add(store, "ICML2026", "p1", "One", summary_text(), ["LLM"], "llm_pretraining")
-    root = Path(build_site(settings, store, None, drafts=False).root)
+    root = Path(build_site(settings, store, None, drafts=False).subject)
     page = (root / "docs/ICML2026/llm_pretraining/index.md").read_text("utf-8")
     assert "🔥" not in page and "📌" not in page
     assert "description: ICML2026 预训练方向 1 篇论文的中文解读。\n" in page
@@ -438,15 +438,15 @@ def test_yaml_scalar_round_trips() -> None:
 def test_second_build_writes_nothing_and_same_bytes(project: Project) -> None:
     settings, store = sample_store(project)
     first = build_site(settings, store, None, drafts=False)
-    before = site_files(Path(first.root))
+    before = site_files(Path(first.subject))
     second = build_site(settings, store, None, drafts=False)
     assert second.written == [] and len(second.unchanged) == len(first.written)
-    assert site_files(Path(second.root)) == before
+    assert site_files(Path(second.subject)) == before
 
 
 def test_stale_pages_are_removed_but_foreign_files_kept(project: Project) -> None:
     settings, store = sample_store(project)
-    root = Path(build_site(settings, store, None, drafts=False).root)
+    root = Path(build_site(settings, store, None, drafts=False).subject)
     foreign = root / "docs" / "about" / "index.md"
     foreign.parent.mkdir(parents=True)
     foreign.write_text("# mine\n", "utf-8")
@@ -460,11 +460,9 @@ def test_stale_pages_are_removed_but_foreign_files_kept(project: Project) -> Non
     assert "image_generation" not in (root / "mkdocs.yml").read_text("utf-8")
 
 
-def test_build_of_some_venues_is_a_consistent_site_of_just_those(
-    project: Project, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_build_of_some_venues_is_a_consistent_site_of_just_those(project: Project) -> None:
     settings, store = sample_store(project)
-    root = Path(build_site(settings, store, None, drafts=True).root)
+    root = Path(build_site(settings, store, None, drafts=True).subject)
     add(
         store,
         "ICLR2026",
@@ -477,7 +475,7 @@ def test_build_of_some_venues_is_a_consistent_site_of_just_those(
     )
     report = build_site(settings, store, ["ICLR2026"], drafts=True)
     assert "docs/ICLR2026/llm_pretraining/index.md" in report.written
-    assert "this site now holds only ICLR2026; removed ACL2026, ICML2026" in capsys.readouterr().err
+    assert "this site now holds only ICLR2026; removed ACL2026, ICML2026" in "\n".join(report.warnings)
     assert not (root / "docs/ICML2026").exists() and not (root / "docs/ACL2026").exists()
     assert any(p.startswith("docs/ICML2026/") for p in report.removed)
     home = (root / "docs/index.md").read_text("utf-8")
@@ -498,7 +496,7 @@ def test_unknown_field_is_left_off_and_reported(project: Project) -> None:
     record.versions[-1].field = "gone_field"
     store.save(record)
     report = build_site(settings, store, None, drafts=False)
-    assert any("ICML2026/2601.00015" in line and "gone_field" in line for line in report.skipped)
+    assert any("ICML2026/2601.00015" in line and "gone_field" in line for line in report.warnings)
 
 
 def test_build_command_after_import(project: Project, cli: RunCli) -> None:

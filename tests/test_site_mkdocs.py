@@ -97,7 +97,7 @@ def article(path: Path) -> _Article:
 @pytest.mark.parametrize("drafts", [False, True], ids=["site", "preview"])
 def test_mkdocs_build_strict_and_pages_read_as_written(project: Project, drafts: bool) -> None:
     settings, store = sample_store(project)
-    root = Path(build_site(settings, store, None, drafts=drafts).root)
+    root = Path(build_site(settings, store, None, drafts=drafts).subject)
     result = mkdocs_build(root)
     assert result.returncode == 0, result.stderr
     assert "WARNING" not in result.stderr
@@ -141,7 +141,7 @@ def test_a_build_of_one_venue_after_a_full_build_still_passes_strict(project: Pr
     from test_site import add
 
     settings, store = sample_store(project)
-    root = Path(build_site(settings, store, None, drafts=False).root)
+    root = Path(build_site(settings, store, None, drafts=False).subject)
     # A new approved paper in a field ICLR2026 had no page for, then a build of ICML2026 only.
     add(store, "ICLR2026", "2602.00031", "A New Field Paper", summary_text("图像"), ["扩散模型"], "llm_reasoning",
         arxiv_id="2602.00031", status="approved")  # fmt: skip

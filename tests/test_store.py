@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from conftest import summary_text
-from summarizer.errors import FileSystemError, LockedError, RecordError, UsageError
+from summarizer.errors import FileSystemError, RecordError, UsageError
 from summarizer.ids import paper_id, parse_arxiv_id, slugify
 from summarizer.store import SCHEMA_VERSION, Record, Store
 
@@ -110,22 +110,6 @@ def test_versions_approval_and_pending_draft() -> None:
     assert record.approved.number == 1 and record.current is not None and record.current.number == 2
     record.approve()
     assert record.approved.number == 2 and not record.has_pending_draft
-
-
-def test_lock_refuses_a_second_holder(tmp_path: Path) -> None:
-    store = Store(tmp_path)
-    with store.lock("ICML2026"):
-        second = Store(tmp_path)
-        held = pytest.raises(LockedError, match=rf"held by pid {os.getpid()}, `summarizer")
-        with held, second.lock("ICML2026"):
-            pass
-        refused = pytest.raises(LockedError, match="another summarizer command is working on ICML2026")
-        with refused, second.lock("ICML2026"):
-            pass
-        with second.lock("ICLR2026"):  # other venues are independent
-            pass
-    with store.lock("ICML2026"):
-        pass
 
 
 def test_written_files_honour_the_umask_and_keep_their_mode(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import os
 import re
 import sys
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,13 +57,29 @@ class Context:
     def corrupt(self) -> int:
         return len(self._store.corrupt) if self._store is not None else 0
 
+    # The one place commands take locks (the desk and the demo use the same ``locks`` module).
     @contextlib.contextmanager
     def locked(self, venue: str) -> Iterator[Store]:
         """The store, holding the venue's lock: a configured venue, one writing command at a time."""
         self.settings.venue(venue)
-        store = self.store
-        with store.lock(venue):
+        from . import locks
+
+        with locks.venue(self.store, venue) as store:
             yield store
+
+    @contextlib.contextmanager
+    def locked_venues(self, venues: Iterable[str]) -> Iterator[Store]:
+        """Every venue's lock, or none: all are held before anything is written."""
+        with contextlib.ExitStack() as held:
+            for venue in sorted(set(venues)):
+                held.enter_context(self.locked(venue))
+            yield self.store
+
+    def site_locked(self, *, drafts: bool) -> contextlib.AbstractContextManager[Path]:
+        """The lock of ``outputs/site`` (``outputs/preview`` with ``drafts``): one build of a folder at a time."""
+        from . import locks
+
+        return locks.site(self.settings.outputs_dir, drafts=drafts)
 
 
 pass_ctx = click.make_pass_decorator(Context)
@@ -79,6 +95,12 @@ def split_ref(ref: str) -> tuple[str, str]:
 def _check_batch_flags(batch: bool, no_wait: bool) -> None:
     if no_wait and not batch:
         raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
+
+
+def tell(lines: list[str]) -> None:
+    """What a review action did (its ``Done.lines``), one info line each."""
+    for line in lines:
+        console.info(line)
 
 
 def finish(ok: bool) -> None:
@@ -126,14 +148,19 @@ class _Group(click.Group):
     metavar="PATH",
     help="Config file (default: $SUMMARIZER_CONFIG, else ./config.yaml).",
 )
+@click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
 @click.version_option(package_name="summarizer")
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None) -> None:
+def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
     """Turn a conference's accepted papers into Chinese digest pages.
 
     Batch-generate a venue (run), regenerate one summary (regen), review
     drafts before publishing (review, build).
     """
+    if quiet and verbose:
+        raise UsageError("-q and -v contradict each other: give one")
+    console.set_verbosity(console.QUIET if quiet else min(verbose, console.DEBUG))
     if isinstance(ctx.obj, Context):  # main() made it, to look at the store after the command
         ctx.obj.config_path = config_path
     else:
@@ -189,11 +216,18 @@ def summarize(c: Context, venue: str, limit: int | None, force: bool, batch: boo
 def run(c: Context, venue: str, limit: int | None, batch: bool, no_wait: bool) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from .pipeline import run_venue
+    from .site import build_site
 
     _check_batch_flags(batch, no_wait)
     c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
     with c.locked(venue) as store:
-        ok = run_venue(c.settings, store, venue, limit=limit, batch=batch, wait=not no_wait)
+        ok = run_venue(
+            c.settings, store, venue, limit=limit, batch=batch, wait=not no_wait, on_report=console.print_report
+        )
+        with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
+            preview = build_site(c.settings, store, None, drafts=True)
+    console.print_report(preview)
+    console.info(f"preview: mkdocs serve -f {preview.subject}/mkdocs.yml")
     finish(ok)
 
 
@@ -207,7 +241,8 @@ def regen(c: Context, ref: str, feedback: str | None) -> None:
 
     venue, paper = split_ref(ref)
     with c.locked(venue) as store:
-        regenerate(c.settings, store, venue, paper, feedback=feedback)
+        done = regenerate(c.settings, store, venue, paper, feedback=feedback)
+    tell(done.lines)
 
 
 # -- review -----------------------------------------------------------------
@@ -224,10 +259,11 @@ def review() -> None:
 @pass_ctx
 def review_list(c: Context, venue: str, status: str | None) -> None:
     """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
-    from .review import list_papers
+    from .review import listed
+    from .review_view import print_list
 
     c.settings.venue(venue)
-    list_papers(c.settings, c.store, venue, status=status)
+    print_list(c.settings, venue, listed(c.store, venue, status=status), status=status)
 
 
 @review.command("show")
@@ -235,11 +271,11 @@ def review_list(c: Context, venue: str, status: str | None) -> None:
 @pass_ctx
 def review_show(c: Context, ref: str) -> None:
     """Title, link, abstract and summary side by side, tags, field and history."""
-    from .review import show_paper
+    from .review_view import print_paper
 
     venue, paper = split_ref(ref)
     c.settings.venue(venue)
-    show_paper(c.settings, c.store, venue, paper)
+    print_paper(c.settings, c.store.load(venue, paper))
 
 
 @review.command("approve")
@@ -255,7 +291,8 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
             raise UsageError("with --all give one VENUE: summarizer review approve ICML2026 --all")
         venue = refs[0]
         with c.locked(venue) as store:
-            approve(c.settings, store, venue, None)
+            done = approve(c.settings, store, venue, None)
+        tell(done.lines)
         return
     by_venue: dict[str, list[str]] = {}
     for ref in refs:
@@ -266,11 +303,10 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
             )
         venue, paper = split_ref(ref)
         by_venue.setdefault(venue, []).append(paper)
-    with contextlib.ExitStack() as locks:  # every venue locked and every ref checked before anything is saved
-        stores = {venue: locks.enter_context(c.locked(venue)) for venue in by_venue}
-        checked = {venue: approvable(stores[venue], venue, papers) for venue, papers in by_venue.items()}
-        for venue, records in checked.items():
-            approve_records(stores[venue], venue, records)
+    with c.locked_venues(by_venue) as store:  # every venue locked and every ref checked before anything is saved
+        checked = {venue: approvable(store, venue, papers) for venue, papers in by_venue.items()}
+        lines = [line for venue, records in checked.items() for line in approve_records(store, venue, records).lines]
+    tell(lines)
 
 
 @review.command("reject")
@@ -283,7 +319,8 @@ def review_reject(c: Context, ref: str, note: str) -> None:
 
     venue, paper = split_ref(ref)
     with c.locked(venue) as store:
-        reject(c.settings, store, venue, paper, note=note)
+        done = reject(c.settings, store, venue, paper, note=note)
+    tell(done.lines)
 
 
 @review.command("edit")
@@ -299,16 +336,18 @@ def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, fie
     venue, paper = split_ref(ref)
     if summary is None and tags is None and field_id is None:
         c.settings.venue(venue)
-        edited = edit_in_editor(c.settings, c.store, venue, paper)  # no lock while a person types
+        edited = edit_in_editor(c.settings, c.store, venue, paper, tell=console.warn)  # no lock while a person types
         if edited is None:
             console.info("edit cancelled: nothing changed")
             return
         with c.locked(venue) as store:
-            save_editor_result(c.settings, store, venue, paper, edited)
+            done = save_editor_result(c.settings, store, venue, paper, edited)
+        tell(done.lines)
         return
     tag_list = [t for t in (s.strip() for s in TAG_SEPARATORS.split(tags)) if t] if tags is not None else None
     with c.locked(venue) as store:
-        edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+        done = edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+    tell(done.lines)
 
 
 @review.command("serve")
@@ -343,8 +382,9 @@ def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
 
     for venue in venues:
         c.settings.venue(venue)
-    report = build_site(c.settings, c.store, list(venues) or None, drafts=drafts)
-    report.print()
+    with c.site_locked(drafts=drafts):
+        report = build_site(c.settings, c.store, list(venues) or None, drafts=drafts)
+    console.print_report(report)
 
 
 @cli.command("import")
@@ -359,14 +399,17 @@ def build(c: Context, venues: tuple[str, ...], drafts: bool) -> None:
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
     """Import summaries from a JSONL file (one paper a line); all or nothing unless --skip-invalid."""
-    from .exchange import ImportProblems, import_jsonl, print_import, print_problems
+    from .exchange import ImportProblems, apply_import, check_import
 
     try:
-        result = import_jsonl(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
+        plan = check_import(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
     except ImportProblems as exc:
-        print_problems(exc)
+        for problem in exc.problems:
+            console.warn(problem)
         raise
-    print_import(file, result)
+    with c.locked_venues(plan.venues) as store:
+        result = apply_import(plan, store)
+    console.print_report(result.report(file))
     finish(result.rejected == 0)
 
 
@@ -441,6 +484,7 @@ def demo(batch: bool, folder: Path | None) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    console.set_verbosity(console.NORMAL)  # until the options say otherwise (an in-process run starts afresh)
     context = Context(None)
     code = _run(argv, context)
     if context.corrupt:

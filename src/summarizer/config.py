@@ -17,7 +17,7 @@ from typing import Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
-from .errors import ConfigError, MissingAPIKeyError, UsageError
+from .errors import ConfigError, MissingAPIKeyError, UnknownVenue
 
 CONFIG_ENV = "SUMMARIZER_CONFIG"
 DEFAULT_CONFIG_NAME = "config.yaml"
@@ -217,7 +217,7 @@ class Settings(_Section):
             if venue.id == venue_id:
                 return venue
         known = ", ".join(v.id for v in self.venues) or "none"
-        raise UsageError(f"unknown venue {venue_id!r} (configured: {known})")
+        raise UnknownVenue(f"unknown venue {venue_id!r} (configured: {known})")
 
     def field_ids(self) -> list[str]:
         return [f.id for f in self.fields]

@@ -6,25 +6,25 @@ stdout, so pipes stay clean.
 
 from __future__ import annotations
 
+import logging
 import os
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.markup import escape
 
 from .errors import clip
+from .report import Report, usage_line
 from .textsafe import terminal_safe
 
 if TYPE_CHECKING:  # annotations only: rich.progress is imported when a bar is shown, the store not at all
     from rich.progress import Progress, TaskID
 
-    from .store import Usage
 
 # Piped output (a file, `less`, a test) has no terminal width: give tables room instead of 80 columns.
 PIPE_WIDTH = 160
@@ -34,45 +34,14 @@ MESSAGE_MAX = 1000  # a message quoting a 5 MB title must not flood the terminal
 GROUP_SHOWN = 3
 # Without a terminal (a log, CI, nohup) a long stage says where it is at least this often.
 PLAIN_PROGRESS_EVERY_S = 10.0
+QUIET, NORMAL, VERBOSE, DEBUG = -1, 0, 1, 2
+_verbosity = NORMAL  # set once per command by the CLI (-q / -v / -vv)
+_log_handler: logging.Handler | None = None
 err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
 out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
 
-@dataclass
-class StageReport:
-    """The outcome of one stage over one venue: counts in display order and the failures."""
-
-    stage: str
-    venue: str
-    counts: dict[str, int] = field(default_factory=dict)
-    failures: list[tuple[str, str]] = field(default_factory=list)  # (paper id, reason)
-    usage: Usage | None = None
-    problems: list[str] = field(default_factory=list)  # not one paper's: e.g. the answer cache could not be written
-
-    def count(self, key: str, by: int = 1) -> None:
-        self.counts[key] = self.counts.get(key, 0) + by
-
-    def fail(self, paper_id: str, reason: str) -> None:
-        self.failures.append((paper_id, reason))
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures and not self.problems
-
-    def summary_line(self) -> str:
-        if not self.counts and not self.failures:
-            return "nothing to do"
-        parts = [f"{n} {key}" for key, n in self.counts.items()]
-        if "failed" not in self.counts:
-            parts.append(f"{len(self.failures)} failed")
-        return ", ".join(parts)
-
-
-def usage_line(usage: Usage) -> str:
-    return (
-        f"{usage.llm_calls} model calls, {usage.prompt_tokens:,} prompt + "
-        f"{usage.completion_tokens:,} completion tokens, ${usage.cost_usd:.4f}"
-    )
+StageReport = Report  # the name summarize and batch import; the type lives in report.py
 
 
 def shown(text: str) -> str:
@@ -80,20 +49,32 @@ def shown(text: str) -> str:
     return escape(terminal_safe(text))
 
 
-def print_report(report: StageReport) -> None:
+def print_report(report: Report) -> None:
+    """The one printer of stage reports: the counts on one line, then usage, notes, warnings, failures.
+
+    Under ``-q`` only what went wrong: the problems and the failures.
+    """
+    if _verbosity <= QUIET:
+        for line in report.problems:
+            err.print(f"[yellow]{shown(clip(line, MESSAGE_MAX))}[/yellow]")
+        for line in failure_lines(report) if report.failures else []:
+            err.print(f"{shown(report.stage)} {shown(report.subject)}: {shown(line)}")
+        return
     style = "green" if report.ok else "yellow"
-    err.print(f"[{style}]{report.stage} {shown(report.venue)}: {shown(report.summary_line())}[/{style}]")
+    err.print(f"[{style}]{report.stage} {shown(report.subject)}: {shown(report.summary_line())}[/{style}]")
     if report.usage is not None and report.usage.llm_calls:
         err.print(f"  usage: {usage_line(report.usage)}")
-    for problem in report.problems:
-        err.print(f"[yellow]{shown(problem)}[/yellow]")
+    for note in report.notes:
+        info(note)
+    for line in report.warnings + report.problems:
+        warn(line)
     if report.failures:
         err.print("[yellow]failures:[/yellow]")
         for line in failure_lines(report):
             err.print(f"  {shown(line)}")
 
 
-def failure_lines(report: StageReport) -> list[str]:
+def failure_lines(report: Report) -> list[str]:
     """One line a failure; a reason shared by more than GROUP_OVER papers is one line with a count."""
     by_reason: dict[str, list[str]] = {}
     for paper_id, reason in sorted(report.failures):
@@ -112,20 +93,51 @@ def failure_lines(report: StageReport) -> list[str]:
 
 
 def info(message: str) -> None:
-    err.print(shown(clip(message, MESSAGE_MAX)))
+    if _verbosity > QUIET:
+        err.print(shown(clip(message, MESSAGE_MAX)))
 
 
 def warn(message: str) -> None:
-    err.print(f"[yellow]{shown(clip(message, MESSAGE_MAX))}[/yellow]")
+    if _verbosity > QUIET:
+        err.print(f"[yellow]{shown(clip(message, MESSAGE_MAX))}[/yellow]")
+
+
+_LOG_STYLES = {logging.DEBUG: "dim", logging.INFO: "dim", logging.WARNING: "yellow"}
+
+
+class _LogLines(logging.Handler):
+    """Diagnostics (retries, backoffs, pacing waits …) as lines on stderr, inert like every message."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = shown(clip(f"{record.name}: {record.getMessage()}", MESSAGE_MAX))
+            style = _LOG_STYLES.get(record.levelno, "red")
+            err.print(f"[{style}]{text}[/{style}]")
+        except Exception:  # a logging handler must never break the command
+            self.handleError(record)
+
+
+def set_verbosity(level: int) -> None:
+    """Once per command: QUIET shows only errors, VERBOSE adds INFO diagnostics, DEBUG adds DEBUG ones."""
+    global _verbosity, _log_handler
+    _verbosity = level
+    logger = logging.getLogger("summarizer")
+    if _log_handler is not None:  # in-process runs (the tests) configure again
+        logger.removeHandler(_log_handler)
+    _log_handler = _LogLines()
+    logger.addHandler(_log_handler)
+    logger.propagate = False
+    levels = {QUIET: logging.ERROR, NORMAL: logging.WARNING, VERBOSE: logging.INFO}
+    logger.setLevel(levels.get(level, logging.DEBUG))
 
 
 @contextmanager
 def progress(description: str, total: int) -> Iterator[ProgressBar]:
     """A progress bar on stderr; without a terminal, a plain line at least every PLAIN_PROGRESS_EVERY_S.
 
-    SUMMARIZER_NO_PROGRESS=1 silences both (the tests' own output stays readable).
+    SUMMARIZER_NO_PROGRESS=1 (the tests' own output stays readable) and ``-q`` silence both.
     """
-    if os.environ.get("SUMMARIZER_NO_PROGRESS"):
+    if os.environ.get("SUMMARIZER_NO_PROGRESS") or _verbosity <= QUIET:
         yield _Silent()
     elif err.is_terminal:
         with _rich_bar(description, total) as bar:

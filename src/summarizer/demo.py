@@ -28,7 +28,7 @@ from typing import Any
 
 import yaml
 
-from . import console
+from . import console, locks
 from .config import Settings, load_settings
 from .errors import SummarizerError, UsageError
 from .review import approve
@@ -120,7 +120,7 @@ def _run_stages(settings: Settings, store: Store, batch: bool) -> bool:
 
     ok = True
     for venue in settings.venues:
-        with store.lock(venue.id):
+        with locks.venue(store, venue.id):
             fetched = fetch_venue(settings, store, venue.id)
             console.print_report(fetched)
             if batch:
@@ -135,8 +135,10 @@ def _run_stages(settings: Settings, store: Store, batch: bool) -> bool:
 def _approve_drafts(settings: Settings, store: Store) -> None:
     console.info("review: approving every draft (an editor would read them first: summarizer review list VENUE)")
     for venue in settings.venues:
-        with store.lock(venue.id):
-            approve(settings, store, venue.id, None)
+        with locks.venue(store, venue.id):
+            done = approve(settings, store, venue.id, None)
+        for line in done.lines:
+            console.info(line)
 
 
 def _mkdocs_command() -> str:
@@ -189,8 +191,9 @@ def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
         settings.llm.batch_poll_s = min(settings.llm.batch_poll_s, BATCH_POLL_S)
         ok = _run_stages(settings, store, batch)
         _approve_drafts(settings, store)
-        report = build_site(settings, store, None, drafts=False)
-        report.print()
-    _closing_note(settings, Path(report.root))
+        with locks.site(settings.outputs_dir, drafts=False):
+            report = build_site(settings, store, None, drafts=False)
+        console.print_report(report)
+    _closing_note(settings, Path(report.subject))
     if not ok:
         raise SummarizerError("the demo had failures (listed above): please report this as a bug")

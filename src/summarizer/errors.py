@@ -192,3 +192,20 @@ class SummaryRejected(ValueError):
     def __init__(self, problems: list[str]):
         self.problems = problems
         super().__init__("; ".join(problems))
+
+
+# -- Requests the domain refuses (#16): raised by settings and records, not by the CLI --------------
+
+
+class BadRequest(RunError):
+    """A request naming something the domain does not have; the CLI exits 2, the desk answers 400."""
+
+    exit_code = 2
+
+
+class UnknownVenue(BadRequest):
+    """A venue id that config.yaml does not list."""
+
+
+class NothingToApprove(BadRequest):
+    """A paper with no summary version (or not the version asked for) to approve."""

@@ -20,7 +20,6 @@ so importing an export of the same records changes no byte.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -29,7 +28,6 @@ from typing import IO, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
-from . import console
 from .checks import (
     MAX_ABSTRACT_CHARS,
     MAX_AUTHORS,
@@ -43,9 +41,10 @@ from .config import Settings
 from .errors import ImportFileError, UsageError
 from .fsutil import atomic_write_text
 from .ids import is_safe_paper_id, normalize_title, paper_id, parse_arxiv_id, strip_version
+from .report import Report
 from .store import Origin, Record, Status, Store, Version
 from .texguard import unsafe_tex_commands
-from .textsafe import clean_line, clean_text, terminal_safe
+from .textsafe import clean_line, clean_text
 
 EXPORT_KEYS = (
     "venue", "id", "title", "summary", "tags", "field", "status",
@@ -204,13 +203,23 @@ class ImportResult:
     warnings: list[str] = field(default_factory=list)
     warned_lines: int = 0
 
-    def line(self) -> str:
-        text = f"{self.created} created, {self.updated} updated, {self.unchanged} unchanged"
+    def report(self, path: Path) -> Report:
+        """``import FILE: N created, N updated, N unchanged`` with the warnings (each, or their count if many)."""
+        report = Report("import", str(path), per_paper=False)
+        for key in ("created", "updated", "unchanged"):
+            report.count(key, getattr(self, key))
         if self.pending:
-            text += f" ({self.pending} wait as pending drafts: the paper has an approved or human version)"
+            report.tail += f" ({self.pending} wait as pending drafts: the paper has an approved or human version)"
         if self.rejected:
-            text += f"; {self.rejected} rejected, written with their reasons to {self.rejected_path}"
-        return text
+            report.tail += f"; {self.rejected} rejected, written with their reasons to {self.rejected_path}"
+        if len(self.warnings) <= MAX_WARNINGS_SHOWN:
+            report.warnings = list(self.warnings)
+        else:
+            report.warn(
+                f"{len(self.warnings)} warnings on {self.warned_lines} lines, kept with the versions "
+                "(see: summarizer review list VENUE)"
+            )
+        return report
 
 
 class ImportProblems(ImportFileError):
@@ -379,18 +388,31 @@ def rejected_path_for(path: Path) -> Path:
     return path.with_name(path.name.removesuffix(".jsonl") + ".rejected.jsonl")
 
 
-def import_jsonl(
+@dataclass
+class ImportPlan:
+    """A checked file: what ``apply_import`` writes once the caller holds the locks of ``venues``."""
+
+    path: Path
+    parsed: ParsedFile
+    result: ImportResult
+
+    @property
+    def venues(self) -> list[str]:
+        return sorted({checked.line.venue for checked in self.parsed.good})
+
+
+def check_import(
     path: Path,
     settings: Settings,
     store: Store,
     *,
     skip_invalid: bool = False,
     rejected_path: Path | None = None,
-) -> ImportResult:
-    """Check every line, then apply the good ones while holding each venue's lock.
+) -> ImportPlan:
+    """Check every line; nothing is imported yet.
 
-    Any bad line raises ImportProblems (nothing written) unless ``skip_invalid``: then the
-    bad lines go to ``rejected_path`` (default ``FILE.rejected.jsonl``) and the rest is imported.
+    Any bad line raises ImportProblems unless ``skip_invalid``: then the bad lines go
+    to ``rejected_path`` (default ``FILE.rejected.jsonl``) and the plan holds the rest.
     """
     target = rejected_path or rejected_path_for(path)
     if skip_invalid and target.resolve() == path.resolve():
@@ -403,33 +425,18 @@ def import_jsonl(
     if parsed.bad:
         result.rejected_path = target
         _write_rejected(parsed, result.rejected_path)
-    with contextlib.ExitStack() as locks:
-        for venue in sorted({checked.line.venue for checked in parsed.good}):
-            locks.enter_context(store.lock(venue))
-        locks.enter_context(store.all_or_nothing())
-        for checked in parsed.good:
+    return ImportPlan(path, parsed, result)
+
+
+def apply_import(plan: ImportPlan, store: Store) -> ImportResult:
+    """Write the plan's good lines, all or nothing; the caller holds the locks of ``plan.venues``."""
+    result = plan.result
+    with store.all_or_nothing():
+        for checked in plan.parsed.good:
             if _import_line(checked, store, result) and checked.warnings:
                 result.warned_lines += 1
-                result.warnings += [f"{path}:{checked.number}: {w}" for w in checked.warnings]
+                result.warnings += [f"{plan.path}:{checked.number}: {w}" for w in checked.warnings]
     return result
-
-
-def print_problems(exc: ImportProblems) -> None:
-    for problem in exc.problems:
-        console.warn(terminal_safe(problem))
-
-
-def print_import(path: Path, result: ImportResult) -> None:
-    """Warnings (each, or their count when there are many), then the counts on one line."""
-    if len(result.warnings) <= MAX_WARNINGS_SHOWN:
-        for warning in result.warnings:
-            console.warn(terminal_safe(warning))
-    else:
-        console.warn(
-            f"{len(result.warnings)} warnings on {result.warned_lines} lines, kept with the versions "
-            "(see: summarizer review list VENUE)"
-        )
-    console.info(f"import {terminal_safe(str(path))}: {result.line()}")
 
 
 def _same_text(version: Version, summaries: set[str], tags: list[list[str]], field_id: str) -> bool:

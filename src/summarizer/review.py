@@ -10,24 +10,21 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
-from datetime import UTC, datetime
 from pathlib import Path
 
 import click
 import yaml
-from rich.table import Table
-from rich.text import Text
 
-from . import console
 from .checks import MAX_NOTE_CHARS, CheckedSummary, SummaryRejected, check_human_summary
 from .config import Settings
-from .errors import UsageError
+from .errors import NothingToApprove, UsageError
 from .fsutil import atomic_write_text
+from .report import usage_line
 from .store import Record, Store, Version, now_iso
-from .suspicion import current_warnings
-from .textsafe import clean_line, clean_text, terminal_safe
+from .textsafe import clean_line, clean_text
 
 EDITOR_ROUNDS = 5  # invalid saves before the editor gives up (and keeps the text in a file)
 
@@ -38,18 +35,6 @@ def status_label(record: Record) -> str:
     return "approved*" if record.has_pending_draft else record.status
 
 
-def _age(created_at: str, now: datetime) -> str:
-    try:
-        then = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
-    except ValueError:
-        return "?"
-    seconds = max(0, int((now - then).total_seconds()))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
 def _matches(record: Record, status: str | None) -> bool:
     if status is None:
         return True
@@ -58,131 +43,53 @@ def _matches(record: Record, status: str | None) -> bool:
     return record.versions != [] and record.status == status
 
 
-def _cells(*values: str) -> list[Text]:
-    """Record data as plain Text: brackets are never read as rich markup, controls never reach the terminal."""
-    return [_text(value) for value in values]
+def listed(store: Store, venue: str, *, status: str | None) -> list[Record]:
+    """The venue's papers for ``review list`` (under ``status``: draft = waiting for review)."""
+    return [r for r in store.records(venue) if _matches(r, status)]
 
 
-def _text(value: str, style: str = "") -> Text:
-    return Text(terminal_safe(value), style=style)
-
-
-def _listed_version(record: Record, status: str | None) -> Version | None:
+def listed_version(record: Record, status: str | None) -> Version | None:
     """Under --status approved the published version, else the newest (what a reviewer acts on)."""
     if status == "approved" and record.approved is not None:
         return record.approved
     return record.current
 
 
-def list_papers(settings: Settings, store: Store, venue: str, *, status: str | None) -> None:
-    records = [r for r in store.records(venue) if _matches(r, status)]
-    now = datetime.now(UTC)
-    table = Table(title=Text(f"{venue}: {len(records)} papers" + (f" ({status})" if status else "")))
-    for column in ("id", "status"):  # whole, so an id can be copied into the next command
-        table.add_column(column, no_wrap=True)
-    for column in ("field", "tags", "chars", "warnings", "model", "age"):
-        table.add_column(column, overflow="fold")
-    for record in records:
-        current = _listed_version(record, status)
-        if current is None:
-            failure = "; ".join(f.reason for f in record.failures.values())
-            table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
-            continue
-        warnings = current_warnings(settings, record, current)
-        if record.fetch.abstract_only:
-            warnings.append("abstract only")
-        table.add_row(
-            *_cells(
-                record.id,
-                status_label(record),
-                current.field,
-                ", ".join(current.tags),
-                str(len(current.summary)),
-                "; ".join(warnings),
-                current.model or current.origin,
-                _age(current.created_at, now),
-            )
-        )
-    console.out.print(table)
-    if status == "draft" and any(r.has_pending_draft for r in records):
-        console.out.print("approved* = approved, with a newer draft waiting for review")
+@dataclass
+class Done:
+    """What a review action did, in the editor's words: the CLI prints ``lines``, the desk answers with them."""
 
-
-def _history_row(version: Version, record: Record) -> list[Text]:
-    marks = []
-    if record.approved is not None and version.number == record.approved_version:
-        marks.append("published")
-    if version is record.current:
-        marks.append("current")
-    detail = version.model or ""
-    if version.feedback:
-        detail += f" 审稿意见：{version.feedback}"
-    preview = version.summary if len(version.summary) <= 60 else version.summary[:60] + "…"
-    return _cells(str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), preview)
-
-
-def show_paper(settings: Settings, store: Store, venue: str, paper_id: str) -> None:
-    record = store.load(venue, paper_id)
-    out = console.out
-    out.print(_text(record.title, style="bold"))
-    out.print(_text(f"{venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
-    if record.authors:
-        out.print(_text(", ".join(record.authors), style="dim"))
-    if record.source_type:  # where the paper came from (the venue's source)
-        tier = f" · {record.tier}" if record.tier else ""
-        out.print(_text(f"source: {record.source_type} {record.source_id or ''}{tier}", style="dim"))
-    current = record.current
-    side = Table(show_header=True, expand=True)
-    side.add_column("abstract", ratio=1)
-    side.add_column(Text(f"summary (version {current.number}, {current.origin})" if current else "summary"), ratio=1)
-    side.add_row(_text(record.abstract or "(no abstract)"), _text(current.summary if current else "(none yet)"))
-    out.print(side)
-    if current is not None:
-        field = settings.field(current.field)
-        field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
-        out.print(_text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
-        warnings = current_warnings(settings, record)
-        if warnings:
-            out.print(_text("warnings: " + "; ".join(warnings), style="yellow"))
-    if record.note:
-        out.print(_text(f"reviewer's note: {record.note}"))
-    for failure in record.failures.values():
-        out.print(_text(f"failed at {failure.stage}: {failure.reason}", style="red"))
-        if failure.raw_output:
-            out.print(_text(f"last model output: {failure.raw_output}", style="dim"))
-    if record.fetch.abstract_only:
-        out.print(Text("summarised from the arXiv abstract only (the PDF could not be read)", style="yellow"))
-    history = Table(title="history")
-    for column in ("#", "origin", "created", "", "model / feedback", "text"):
-        history.add_column(column, overflow="fold")
-    for version in record.versions:
-        history.add_row(*_history_row(version, record))
-    out.print(history)
+    lines: list[str] = dataclass_field(default_factory=list)
+    changed: bool = True
 
 
 def approvable(store: Store, venue: str, paper_ids: list[str]) -> list[Record]:
     """Load the named papers and check each has a summary to approve; change nothing.
 
-    Raises UsageError at the first paper that does not exist or has no summary, so
+    Raises UsageError (no such paper) or NothingToApprove at the first paper that does not exist or has no summary, so
     a caller that checks every ref first approves all of them or none.
     """
     records: list[Record] = []
     for pid in dict.fromkeys(paper_ids):  # a ref given twice is approved once
         record = store.load(venue, pid)
         if record.current is None:
-            raise UsageError(f"{venue}/{pid} has no summary to approve (see: summarizer review show {venue}/{pid})")
+            raise NothingToApprove(
+                f"{venue}/{pid} has no summary to approve (see: summarizer review show {venue}/{pid})"
+            )
         records.append(record)
     return records
 
 
-def approve_records(store: Store, venue: str, records: list[Record]) -> None:
+def approve_records(store: Store, venue: str, records: list[Record]) -> Done:
+    done = Done()
     for record in records:
         record.approve()
         store.save(record)
-        console.info(f"approved {venue}/{record.id} (version {record.approved_version})")
+        done.lines.append(f"approved {venue}/{record.id} (version {record.approved_version})")
+    return done
 
 
-def approve(settings: Settings, store: Store, venue: str, paper_ids: list[str] | None) -> None:
+def approve(settings: Settings, store: Store, venue: str, paper_ids: list[str] | None) -> Done:
     """Approve the named papers' current versions, or (None) every paper waiting for review.
 
     Every named paper is loaded and checked before any is saved: one bad id approves nothing.
@@ -191,12 +98,13 @@ def approve(settings: Settings, store: Store, venue: str, paper_ids: list[str] |
         records = [r for r in store.records(venue) if r.needs_review]
     else:
         records = approvable(store, venue, paper_ids)
-    approve_records(store, venue, records)
+    done = approve_records(store, venue, records)
     if paper_ids is None:
-        console.info(f"{len(records)} papers approved in {venue}")
+        done.lines.append(f"{len(records)} papers approved in {venue}")
+    return done
 
 
-def reject(settings: Settings, store: Store, venue: str, paper_id: str, *, note: str) -> None:
+def reject(settings: Settings, store: Store, venue: str, paper_id: str, *, note: str) -> Done:
     note = clean_text(note).strip()
     if len(note) > MAX_NOTE_CHARS:
         raise UsageError(f"--note: {len(note)} characters (at most {MAX_NOTE_CHARS}); shorten it")
@@ -204,7 +112,7 @@ def reject(settings: Settings, store: Store, venue: str, paper_id: str, *, note:
     record.status = "rejected"
     record.note = note or None
     store.save(record)
-    console.info(f"rejected {venue}/{paper_id}: it stays off the site and summarize skips it")
+    return Done([f"rejected {venue}/{paper_id}: it stays off the site and summarize skips it"])
 
 
 EDIT_HELP = """\
@@ -293,12 +201,15 @@ def keep_unsaved_text(settings: Settings, venue: str, paper_id: str, text: str) 
     raise UsageError(f"could not save your text anywhere; here it is:\n{text}")
 
 
-def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) -> EditorResult | None:
+def edit_in_editor(
+    settings: Settings, store: Store, venue: str, paper_id: str, *, tell: Callable[[str], None] = lambda _: None
+) -> EditorResult | None:
     """Open $EDITOR on the paper's current summary, tags and field; None when the editor changed nothing.
 
     Reads the record without the venue's lock: a person may keep the editor open for
     a long time.  Save the result under the lock with :func:`save_editor_result`.
-    Invalid input reopens the editor with the problems noted at the top; closing it
+    Invalid input reopens the editor with the problems noted at the top (and said through
+    ``tell``: the CLI prints it while the person is at the terminal); closing it
     without saving, or EDITOR_ROUNDS invalid saves, keeps the text in a file whose
     path the raised UsageError names.
     """
@@ -328,7 +239,7 @@ def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) 
             checked = _parse_edited(edited, settings)
         except SummaryRejected as exc:
             problems = exc.problems
-            console.warn("not saved: " + "; ".join(problems))
+            tell("not saved: " + "; ".join(problems))
             text = _with_errors(edited, problems)
             continue
         number = current.number if current else None
@@ -337,7 +248,7 @@ def edit_in_editor(settings: Settings, store: Store, venue: str, paper_id: str) 
     raise UsageError(f"edit not saved after {EDITOR_ROUNDS} tries ({'; '.join(problems)}); your text is in {path}")
 
 
-def save_editor_result(settings: Settings, store: Store, venue: str, paper_id: str, result: EditorResult) -> None:
+def save_editor_result(settings: Settings, store: Store, venue: str, paper_id: str, result: EditorResult) -> Done:
     """Save what the editor produced; call with the venue's lock held.
 
     When the paper got a new version while the editor was open (a regen, another
@@ -355,7 +266,7 @@ def save_editor_result(settings: Settings, store: Store, venue: str, paper_id: s
             f"your text: {result.summary} (tags: {', '.join(result.tags)}; field: {result.field}), kept in {path}; "
             f"run summarizer review edit {venue}/{paper_id} again"
         )
-    _save_edit(
+    return _save_edit(
         settings, store, record, summary=result.summary, tags=result.tags, field=result.field, found=result.warnings
     )
 
@@ -369,13 +280,13 @@ def edit(
     summary: str | None,
     tags: list[str] | None,
     field: str | None,
-) -> None:
+) -> Done:
     """Edit with values from the command line (call with the venue's lock held); None keeps the current value.
 
     Without any value, use :func:`edit_in_editor` (unlocked) and :func:`save_editor_result` (locked).
     """
     record = store.load(venue, paper_id)
-    _save_edit(settings, store, record, summary=summary, tags=tags, field=field)
+    return _save_edit(settings, store, record, summary=summary, tags=tags, field=field)
 
 
 def _save_edit(
@@ -387,7 +298,7 @@ def _save_edit(
     tags: list[str] | None,
     field: str | None,
     found: list[str] | None = None,
-) -> None:
+) -> Done:
     venue, paper_id = record.venue, record.id
     current = record.current
     if current is not None:
@@ -401,21 +312,21 @@ def _save_edit(
     except SummaryRejected as exc:
         raise UsageError(f"edit not saved: {exc}") from None
     if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
-        console.info("nothing changed")
-        return
+        return Done(["nothing changed"], changed=False)
     warnings = checked.warnings + [w for w in found or [] if w not in checked.warnings]
     version = record.add_version(checked.summary, checked.tags, checked.field, "human", warnings=warnings)
     store.save(record)
-    console.info(f"saved {venue}/{paper_id} version {version.number} (human)")
+    done = Done([f"saved {venue}/{paper_id} version {version.number} (human)"])
     if record.status == "approved":
-        console.info(
+        done.lines.append(
             f"version {record.approved_version} stays published until: summarizer review approve {venue}/{paper_id}"
         )
     elif record.status == "draft":
-        console.info(f"to publish it: summarizer review approve {venue}/{paper_id}")
+        done.lines.append(f"to publish it: summarizer review approve {venue}/{paper_id}")
+    return done
 
 
-def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, feedback: str | None) -> None:
+def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, feedback: str | None) -> Done:
     """One fresh model call (the cache is ignored); the result is a new draft version.
 
     On an approved paper the approved version stays published and the new one
@@ -439,14 +350,15 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
     version = add_llm_version(record, draft, feedback=feedback, settings=settings, duplicates=duplicates)
     record.usage.add(usage)
     store.save(record)
-    console.info(f"{venue}/{paper_id}: version {version.number} written by {draft.model} ({console.usage_line(usage)})")
+    done = Done([f"{venue}/{paper_id}: version {version.number} written by {draft.model} ({usage_line(usage)})"])
     if record.has_pending_draft:
-        console.info(
+        done.lines.append(
             f"version {record.approved_version} stays published; to publish the new one: "
             f"summarizer review approve {venue}/{paper_id}"
         )
     else:
-        console.info(f"review it: summarizer review show {venue}/{paper_id}")
+        done.lines.append(f"review it: summarizer review show {venue}/{paper_id}")
+    return done
 
 
 class ChangedSince(UsageError):

@@ -34,14 +34,13 @@ from __future__ import annotations
 
 import html
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from .checks import normalize_tags
 from .config import FieldSpec, Settings, TagSettings, Venue
-from .console import info, warn
 from .fsutil import WriteBatch, write_if_changed
 from .markdown_text import (
     escape_heading,
@@ -53,6 +52,7 @@ from .markdown_text import (
     sort_key,
     yaml_scalar,
 )
+from .report import Report
 from .store import Record, Store, Version
 
 MANIFEST = ".summarizer-pages"
@@ -61,24 +61,20 @@ REVISION_MARK = " *（📝 修订待审）*"
 LIST_WRITTEN_UP_TO = 20
 
 
-@dataclass
-class BuildReport:
-    root: str
-    written: list[str] = field(default_factory=list)
-    unchanged: list[str] = field(default_factory=list)
-    removed: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # "VENUE/ID: why it is not on the site"
+def build_report(root: Path | str) -> Report:
+    return Report("build", str(root), per_paper=False)
 
-    def print(self) -> None:
-        removed = f", {len(self.removed)} removed" if self.removed else ""
-        info(f"built {self.root}: {len(self.written)} pages written, {len(self.unchanged)} unchanged{removed}")
-        if len(self.written) <= LIST_WRITTEN_UP_TO:
-            for page in self.written:
-                info(f"  wrote {page}")
-        for page in self.removed:
-            info(f"  removed {page}")
-        for line in self.skipped:
-            warn(f"  left off: {line}")
+
+def _finish_report(report: Report) -> Report:
+    """The counts and the lines the CLI prints after a build."""
+    report.count("pages written", len(report.written))
+    report.count("unchanged", len(report.unchanged))
+    if report.removed:
+        report.count("removed", len(report.removed))
+    if len(report.written) <= LIST_WRITTEN_UP_TO:
+        report.notes += [f"  wrote {page}" for page in report.written]
+    report.notes += [f"  removed {page}" for page in report.removed]
+    return report
 
 
 @dataclass(frozen=True)
@@ -163,7 +159,7 @@ def _read_shipped(name: str) -> bytes:
 class _Writer:
     """The site's files, landing together: a failed build leaves the previous site whole, not half new."""
 
-    def __init__(self, root: Path, report: BuildReport):
+    def __init__(self, root: Path, report: Report):
         self.root = root
         self.report = report
         self.pages: set[str] = set()
@@ -179,7 +175,7 @@ class _Writer:
 
 
 def _gather(
-    settings: Settings, store: Store, venues: list[Venue], *, drafts: bool, report: BuildReport
+    settings: Settings, store: Store, venues: list[Venue], *, drafts: bool, report: Report
 ) -> dict[str, dict[str, list[Entry]]]:
     """venue id -> field id -> entries, for the venues of this build, in config order."""
     known_fields = set(settings.field_ids())
@@ -191,8 +187,8 @@ def _gather(
             if entry is None:
                 continue
             if entry.version.field not in known_fields:
-                report.skipped.append(
-                    f"{venue.id}/{record.id}: field {entry.version.field!r} is not in config.yaml "
+                report.warn(
+                    f"left off: {venue.id}/{record.id}: field {entry.version.field!r} is not in config.yaml "
                     f"(summarizer review edit {venue.id}/{record.id} --field ID)"
                 )
                 continue
@@ -328,7 +324,7 @@ def _read_manifest(root: Path) -> set[str]:
     return {line for line in text.splitlines() if line and not line.startswith("#")}
 
 
-def _remove_stale(root: Path, stale: set[str], report: BuildReport) -> None:
+def _remove_stale(root: Path, stale: set[str], report: Report) -> None:
     for rel in sorted(stale):
         path = root / rel
         try:
@@ -359,10 +355,10 @@ def _write_pages(
             )
 
 
-def build_site(settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool) -> BuildReport:
+def build_site(settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool) -> Report:
     """Write the site (approved versions) or the preview (``drafts``); only the given venues' pages when set."""
     root = settings.outputs_dir / ("preview" if drafts else "site")
-    report = BuildReport(root=str(root))
+    report = build_report(root)
     selected = {settings.venue(v).id for v in venues} if venues else {v.id for v in settings.venues}
     grouped = _gather(settings, store, [v for v in settings.venues if v.id in selected], drafts=drafts, report=report)
     env = _env()
@@ -378,11 +374,11 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
     _remove_stale(root, previous - writer.pages, report)
     dropped = sorted({rel.split("/")[1] for rel in report.removed if rel.count("/") >= 2} - selected)
     if venues and dropped:
-        warn(
+        report.warn(
             f"this site now holds only {', '.join(sorted(selected))}; removed {', '.join(dropped)} "
             f"(`summarizer build{' --drafts' if drafts else ''}` builds every venue)"
         )
     owned = sorted(writer.pages)
     manifest = "# Files written by `summarizer build`; others in this folder are left alone.\n" + "\n".join(owned)
     write_if_changed(root / MANIFEST, (manifest + "\n").encode("utf-8"))
-    return report
+    return _finish_report(report)

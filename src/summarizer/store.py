@@ -9,18 +9,15 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import sys
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal
 
-from filelock import FileLock, Timeout
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config import SAFE_ID
-from .errors import FileSystemError, LockedError, RecordError, UsageError, clip
+from .errors import FileSystemError, NothingToApprove, RecordError, UsageError, clip
 from .fsutil import WriteBatch, write_if_changed
 from .ids import is_safe_paper_id, strip_version
 
@@ -153,7 +150,7 @@ class Record(_Model):
     def approve(self, number: int | None = None) -> None:
         target = self.version(number) if number is not None else self.current
         if target is None:
-            raise UsageError(f"{self.venue}/{self.id} has no summary to approve")
+            raise NothingToApprove(f"{self.venue}/{self.id} has no summary to approve")
         self.status = "approved"
         self.approved_version = target.number
 
@@ -296,34 +293,6 @@ class Store:
                 "not written (replace the link or folder link with the record itself)"
             )
         return path
-
-    @contextlib.contextmanager
-    def lock(self, venue: str) -> Iterator[None]:
-        """Hold the venue's lock; a second run on the same venue is refused, not queued."""
-        self.venue_dir(venue)  # a valid venue id: it names the lock file
-        self.root.mkdir(parents=True, exist_ok=True)
-        lock_path = self.root / f".{venue}.lock"
-        holder_path = self.root / f".{venue}.lock.holder"
-        lock = FileLock(str(lock_path), timeout=0)
-        try:
-            lock.acquire()
-        except Timeout:
-            try:
-                holder = f"; held by {holder_path.read_text(encoding='utf-8').strip()}"
-            except OSError:
-                holder = ""
-            raise LockedError(
-                f"another summarizer command is working on {venue} (lock: {lock_path}{holder}); "
-                "wait for it to finish, then run this again"
-            ) from None
-        try:
-            # Who holds it, for the message above; the OS lock itself dies with the process.
-            command = " ".join(["summarizer", *sys.argv[1:]])[:200]
-            holder_path.write_text(f"pid {os.getpid()}, `{command}`, since {now_iso()}\n", encoding="utf-8")
-            yield
-        finally:
-            holder_path.unlink(missing_ok=True)
-            lock.release()
 
     @staticmethod
     def _parse(path: Path, data: bytes) -> Record:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import contextlib
-import time
 from dataclasses import dataclass
 from typing import Any
 
-from .. import review
+from .. import locks, review
 from ..checks import MAX_NOTE_CHARS, SummaryRejected, check_human_summary
 from ..config import Settings
 from ..errors import LockedError, SummarizerError, UsageError
@@ -46,17 +45,7 @@ class Desk:
 
     def locked(self, venue: str) -> contextlib.ExitStack:
         """The venue's lock; while a command holds it, wait a little, then say who holds it."""
-        deadline = time.monotonic() + LOCK_WAIT_S
-        while True:
-            stack = contextlib.ExitStack()
-            try:
-                stack.enter_context(self.store.lock(venue))
-                return stack
-            except LockedError:
-                stack.close()
-                if time.monotonic() >= deadline:
-                    raise
-                time.sleep(0.2)
+        return locks.wait_for(lambda: locks.venue(self.store, venue), LOCK_WAIT_S)
 
     def perform(self, data: dict[str, Any]) -> Outcome:
         try:

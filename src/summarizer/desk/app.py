@@ -16,7 +16,7 @@ from starlette.templating import Jinja2Templates
 
 from ..config import Settings
 from ..errors import SummarizerError
-from ..site import BuildReport, _env, _field_page, _gather
+from ..site import _env, _field_page, _gather, build_report
 from ..summarize import NoInput, paper_sections
 from .actions import Desk
 from .diff import word_diff
@@ -122,7 +122,7 @@ class DeskApp:
         """The field page as `build --drafts` writes it (same templates), turned into HTML as MkDocs would."""
         import markdown
 
-        report = BuildReport(root="preview")
+        report = build_report("preview")
         grouped = _gather(self.settings, self.desk.store, self.settings.venues, drafts=True, report=report)
         if field_id not in grouped.get(venue_id, {}):
             return None

@@ -14,11 +14,11 @@ import arxiv
 
 from .. import console
 from ..config import Settings
-from ..console import StageReport
 from ..errors import FetchError, FileSystemError
 from ..extract import PaperText, extract_pdf, text_cache_path
 from ..fsutil import atomic_write_text
 from ..ids import normalize_title, paper_id
+from ..report import Report
 from ..store import Record, Store, now_iso
 from ..textsafe import clean_line, clean_text
 from .arxiv_api import APIFailure, ArxivAPI
@@ -29,7 +29,7 @@ from .net import PoliteHTTP, pdf_path
 SHORT_TITLE_WORDS = 5  # below this many words a title match also needs the first author
 
 
-def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int | None = None) -> StageReport:
+def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int | None = None) -> Report:
     """Fetch every paper of the venue's source: metadata, PDF, sections; one record each."""
     venue = settings.venue(venue_id)
     ctx = SourceContext(settings, PoliteHTTP(settings), ArxivAPI(settings.arxiv))
@@ -46,8 +46,7 @@ def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int |
             mark_abstract_only(run)
         if source_type and gathered.complete:
             gathered.notes.extend(mark_missing(run, source_type, gathered.entries))
-    for note in gathered.notes:
-        console.warn(f"{venue_id}: {note}")
+    run.report.warnings += [f"{venue_id}: {note}" for note in gathered.notes]
     return run.report
 
 
@@ -87,7 +86,7 @@ class _Run:
         self.venue = venue
         self.bar = bar
         self.source_type = source_type
-        self.report = StageReport("fetch", venue, counts={"fetched": 0, "cached": 0, "failed": 0})
+        self.report = Report("fetch", venue, counts={"fetched": 0, "cached": 0, "failed": 0})
         self.records = {r.id: r for r in records}
         self.by_entry = {r.source_entry: r for r in records if r.source_entry}
         self.taken: dict[str, str] = {}  # paper id → the entry line that claimed it in this run
@@ -108,7 +107,7 @@ class _Run:
         """False (with a warning) when another line of the list already named this paper."""
         first = self.taken.get(pid)
         if first is not None and first != entry.line:
-            console.warn(f"{self.venue}: {entry.line!r} is the same paper as {first!r} ({pid}); listed once")
+            self.report.warn(f"{self.venue}: {entry.line!r} is the same paper as {first!r} ({pid}); listed once")
             self.bar.advance()
             return False
         self.taken[pid] = entry.line
@@ -234,21 +233,21 @@ def _native(run: _Run, ctx: SourceContext, entry: Entry, match_arxiv: bool) -> R
         try:
             record.abstract = clean_line(entry.abstract_from(http) or "")[:20_000] or None
         except FetchError as exc:
-            console.warn(f"{run.venue}/{record.id}: abstract page skipped ({exc.reason})")
+            run.report.warn(f"{run.venue}/{record.id}: abstract page skipped ({exc.reason})")
     if match_arxiv and not record.arxiv_id:
         run.bar.note("arXiv title match")
-        _match_arxiv(api, record, entry)
+        _match_arxiv(api, record, entry, run.report)
     if not record.fetch.pdf_url and record.arxiv_id:
         record.fetch.pdf_url = f"https://arxiv.org/pdf/{record.arxiv_id}"
     return record
 
 
-def _match_arxiv(api: ArxivAPI, record: Record, entry: Entry) -> None:
+def _match_arxiv(api: ArxivAPI, record: Record, entry: Entry, report: Report) -> None:
     """A verified close title match (and the first author for short titles) fills what the source lacks."""
     try:
         result = api.by_title(record.title)
     except APIFailure as exc:
-        console.warn(f"{record.venue}/{record.id}: arXiv match skipped ({exc})")
+        report.warn(f"{record.venue}/{record.id}: arXiv match skipped ({exc})")
         return
     if result is None:
         return
