@@ -37,7 +37,8 @@ import yaml
 import batch_cost
 import scale  # benchmarks/scale.py, beside this file
 from summarizer.config import load_settings
-from summarizer.extract import estimate_tokens, extract_pdf, load_paper_text, model_input
+from summarizer.extract import estimate_tokens, extract_pdf
+from summarizer.paper_input import load_paper_text, model_input
 from summarizer.store import Record, Store
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, RecordedRequest
@@ -370,7 +371,7 @@ def tokens_rows(res: Results, config: Path, real_pdfs: Path, server: FakeOpenAI)
         res.notes.append(
             f"Tokens: the whole request (system prompt, instructions, field list and paper text) was "
             f"{statistics.median(prompts):.0f} estimated tokens at the median, {max(prompts)} at most; the budget "
-            "applies to the paper text (`extract.model_input`), counted with `extract.estimate_tokens`."
+            "applies to the paper text (`paper_input.model_input`), counted with `extract.estimate_tokens`."
         )
     pdfs = sorted(real_pdfs.glob("*.pdf")) if real_pdfs.is_dir() else []
     if not pdfs:

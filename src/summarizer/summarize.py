@@ -31,13 +31,14 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
 from . import console
+from .cache import CacheLayout
 from .checks import CheckedSummary, SummaryRejected, check_summary
 from .config import Settings
 from .console import StageReport
 from .errors import AuthenticationFailed, ConfigError, FileSystemError, LLMError, UsageError
-from .extract import load_paper_text, model_input
 from .fsutil import atomic_write_text, sha256_text
 from .llm import InvalidAnswer, LLMClient, usage_of
+from .paper_input import load_paper_text, model_input
 from .store import Record, Store, Usage, Version, now_iso
 from .suspicion import DuplicateIndex
 from .textsafe import clean_line, clean_text
@@ -46,7 +47,6 @@ SYSTEM_TEMPLATE = "system.md.j2"
 USER_TEMPLATE = "user.md.j2"
 # Bump when the response schema or its parsing changes: old cache entries stop matching.
 RESPONSE_SCHEMA_VERSION = 1
-CACHE_DIR = "llm"
 
 SECTION_NAMES = {"abstract": "摘要", "introduction": "引言", "conclusion": "结论", "rest": "正文其他部分"}
 
@@ -231,7 +231,8 @@ class AnswerCache:
     """Parsed answers in ``cache/llm/<aa>/<key>.json``; written atomically, never holding the API key."""
 
     def __init__(self, cache_dir: Path):
-        self.root = cache_dir / CACHE_DIR
+        self.layout = CacheLayout(cache_dir)
+        self.root = self.layout.answers()
 
     @staticmethod
     def key(settings: Settings, prompt_hash: str, messages: list[dict[str, str]]) -> str:
@@ -245,7 +246,7 @@ class AnswerCache:
         return sha256_text(json.dumps(parts, sort_keys=True))
 
     def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+        return self.layout.answer(key)
 
     def get(self, key: str) -> dict[str, Any] | None:
         try:

@@ -13,10 +13,11 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 import arxiv
 
 from .. import console
+from ..cache import CacheLayout
 from ..config import Settings
 from ..console import StageReport
 from ..errors import FetchError, FileSystemError
-from ..extract import PaperText, extract_pdf, text_cache_path
+from ..extract import extract_pdf
 from ..fsutil import atomic_write_text
 from ..ids import normalize_title, paper_id
 from ..store import Record, Store, now_iso
@@ -24,7 +25,7 @@ from ..textsafe import clean_line, clean_text
 from .arxiv_api import APIFailure, ArxivAPI
 from .base import Entry, SourceContext
 from .gather import gather
-from .net import PoliteHTTP, pdf_path
+from .net import PoliteHTTP
 
 SHORT_TITLE_WORDS = 5  # below this many words a title match also needs the first author
 
@@ -56,13 +57,7 @@ def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int |
 
 def text_readable(settings: Settings, text_path: str | None) -> bool:
     """The cached sections exist and parse (a truncated or garbled file is fetched again)."""
-    if not text_path:
-        return False
-    try:
-        PaperText.from_json((settings.cache_dir / text_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        return False
-    return True
+    return CacheLayout(settings.cache_dir).paper_text(text_path) is not None
 
 
 def _done(settings: Settings, record: Record) -> bool:
@@ -143,20 +138,19 @@ class _Run:
 
         When the PDF does not parse: why; the file is removed, so it is downloaded again.
         """
-        cache = self.settings.cache_dir
-        text_path = text_cache_path(cache, sha)
-        relative = text_path.relative_to(cache).as_posix()
-        if not text_readable(self.settings, relative):
+        cache = CacheLayout(self.settings.cache_dir)
+        relative = cache.text_ref(sha)
+        if cache.paper_text(relative) is None:
             try:
-                text = extract_pdf(pdf_path(cache, sha))
+                text = extract_pdf(cache.pdf(sha))
             except FetchError as exc:
-                pdf_path(cache, sha).unlink(missing_ok=True)
+                cache.pdf(sha).unlink(missing_ok=True)
                 record.fetch.pdf_sha256 = None
                 return exc.reason
             text.title = clean_line(text.title or record.title)
             for name in ("abstract", "introduction", "conclusion", "rest"):
                 setattr(text, name, clean_text(getattr(text, name)))
-            atomic_write_text(text_path, text.to_json())
+            atomic_write_text(cache.text(sha), text.to_json())
         record.fetch.pdf_sha256 = sha
         record.fetch.text_path = relative
         record.fetch.abstract_only = False
@@ -357,11 +351,11 @@ def _fail_entry(run: _Run, entry: Entry, reason: str) -> None:
 
 def fetch_pdfs(ctx: SourceContext, run: _Run, records: list[Record]) -> None:
     """Download what is missing (threads, at most pdf_concurrency), extract text here, one paper at a time."""
-    cache = ctx.settings.cache_dir
+    cache = CacheLayout(ctx.settings.cache_dir)
     to_download: list[Record] = []
     for record in records:
         sha = record.fetch.pdf_sha256
-        if sha and pdf_path(cache, sha).is_file() and run.extracted(record, sha) is None:
+        if sha and cache.pdf(sha).is_file() and run.extracted(record, sha) is None:
             continue  # a cached PDF that does not parse is downloaded again below
         if not record.fetch.pdf_url:
             run.fail(record, "no PDF link known for this paper")
