@@ -104,7 +104,7 @@ def test_import_adds_versions_and_never_demotes_an_approved_record(cli: RunCli, 
     [
         ("{not json", "in.jsonl:2: not valid JSON"),
         ('["a list"]', "in.jsonl:2: each line must be a JSON object"),
-        (json.dumps({"venue": "ICML2026", "title": "T"}), "in.jsonl:2: summary: Field required"),
+        (json.dumps({"venue": "ICML2026", "title": "T"}), "in.jsonl:2: summary: missing (required)"),
         (json.dumps(dict(HOSTILE[1], venue="NOPE")), "in.jsonl:2: venue: unknown venue 'NOPE'"),
         (json.dumps(dict(HOSTILE[1], field="cooking")), "in.jsonl:2: field: unknown field 'cooking'"),
         (json.dumps(dict(HOSTILE[1], summary="链接 \\(\\href{javascript:x}{x}\\)")), "summary: unsafe TeX \\href"),

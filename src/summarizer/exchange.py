@@ -46,6 +46,7 @@ from .ids import is_safe_paper_id, normalize_title, paper_id, parse_arxiv_id, st
 from .store import Origin, Record, Status, Store, Version
 from .texguard import unsafe_tex_commands
 from .textsafe import clean_line, clean_text, terminal_safe
+from .validation import validation_problems
 
 EXPORT_KEYS = (
     "venue", "id", "title", "summary", "tags", "field", "status",
@@ -245,16 +246,6 @@ class _TitleIndex:
         return ids[0] if len(ids) == 1 else None
 
 
-def _validation_problems(exc: ValidationError) -> list[str]:
-    problems = []
-    for error in exc.errors():
-        key = ".".join(str(p) for p in error["loc"]) or "line"
-        unknown = error["type"] == "extra_forbidden"
-        message = "unknown key" if unknown else error["msg"].removeprefix("Value error, ")
-        problems.append(f"{key}: {message}")
-    return problems
-
-
 class _LineRejected(SummaryRejected):
     """A bad line; ``line`` is the parsed line when its keys were readable (to find duplicates still)."""
 
@@ -279,7 +270,7 @@ def _check_line(number: int, data: dict[str, Any], settings: Settings, venues: s
     try:
         line = ImportLine.model_validate(fields)
     except ValidationError as exc:
-        raise _LineRejected(_validation_problems(exc)) from None
+        raise _LineRejected(validation_problems(exc, top="line")) from None
     problems: list[str] = []
     if line.venue not in venues:
         problems.append(f"venue: unknown venue {shown(line.venue)} (add it to config.yaml)")

@@ -42,6 +42,7 @@ from .paper_input import load_paper_text, model_input
 from .store import Record, Store, Usage, Version, now_iso
 from .suspicion import DuplicateIndex
 from .textsafe import clean_line, clean_text
+from .validation import validation_problems
 
 SYSTEM_TEMPLATE = "system.md.j2"
 USER_TEMPLATE = "user.md.j2"
@@ -131,23 +132,23 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
     try:
         answer = answer_model(settings).model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            key = ".".join(str(p) for p in error["loc"]) or "answer"
-            if error["type"] == "literal_error" and key == "field":
-                known = ", ".join(settings.field_ids())
-                problems.append(f"unknown field {error['input']!r}: choose one of {known}")
-            elif error["type"] == "extra_forbidden":
-                problems.append(f"unexpected key {key!r}: use only summary, tags, field")
-            elif error["type"] == "missing":
-                problems.append(f"the key {key!r} is missing")
-            else:
-                problems.append(f"{key}: {error['msg'].removeprefix('Value error, ')}")
+        problems = validation_problems(exc, top="answer", special=functools.partial(_answer_problem, settings))
         raise InvalidAnswer(problems) from None
     try:
         return _checked(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
     except SummaryRejected as exc:
         raise InvalidAnswer(exc.problems) from None
+
+
+def _answer_problem(settings: Settings, error: Any, key: str) -> str | None:
+    """Problems worded for the model's re-ask: what to send instead."""
+    if error["type"] == "literal_error" and key == "field":
+        return f"unknown field {error['input']!r}: choose one of {', '.join(settings.field_ids())}"
+    if error["type"] == "extra_forbidden":
+        return f"unexpected key {key!r}: use only summary, tags, field"
+    if error["type"] == "missing":
+        return f"the key {key!r} is missing"
+    return None
 
 
 def _checked(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
