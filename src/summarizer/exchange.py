@@ -449,7 +449,7 @@ def _set(record: Record, attr: str, value: object, normal: Any) -> None:
         setattr(record, attr, value)
 
 
-def _apply_metadata(record: Record, line: ImportLine) -> None:
+def _apply_import_metadata(record: Record, line: ImportLine) -> None:
     _set(record, "title", line.title, clean_line)
     if line.url is not None:
         record.url = line.url
@@ -480,7 +480,7 @@ def _import_line(checked: CheckedLine, store: Store, result: ImportResult) -> bo
     existing = store.get(line.venue, pid)
     record = existing or Record(venue=line.venue, id=pid, title=line.title)
     protected = existing is not None and (existing.approved is not None or existing.has_human_version)
-    _apply_metadata(record, line)
+    _apply_import_metadata(record, line)
     version, added = _ensure_version(record, (line.summary, line.tags, line.field), checked.raw, checked.warnings)
     if not protected:
         _apply_status(record, line.status, version, added, existing is None)

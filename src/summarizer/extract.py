@@ -22,6 +22,7 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .cjk import CJK
 from .errors import FetchError
 
 
@@ -43,7 +44,7 @@ class PaperText:
         return cls(**{k: data.get(k, v) for k, v in asdict(cls()).items()})
 
 
-_CJK = re.compile(r"[\u3000-\u9fff\uf900-\ufaff]")
+_CJK = CJK
 
 
 def estimate_tokens(text: str) -> int:

@@ -38,7 +38,7 @@ def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int |
     gathered = gather(ctx, venue, records, limit)  # raises before any record changes
     source_type = venue.source.type if venue.source else None
     with console.progress(f"fetch {venue_id}", total=len(gathered.entries)) as bar:
-        run = _Run(settings, store, venue_id, bar, records, source_type)
+        run = _FetchRun(settings, store, venue_id, bar, records, source_type)
         for key, n in gathered.counts.items():
             run.report.count(key, n)
         need_pdf = resolve(run, ctx, gathered.entries, match_arxiv=bool(venue.source and venue.source.match_arxiv))
@@ -67,7 +67,7 @@ def _done(settings: Settings, record: Record) -> bool:
     return has_meta and "fetch" not in record.failures and has_text
 
 
-class _Run:
+class _FetchRun:
     def __init__(
         self,
         settings: Settings,
@@ -191,7 +191,7 @@ def apply_native(record: Record, entry: Entry) -> None:
         record.arxiv_id = entry.arxiv_id
 
 
-def resolve(run: _Run, ctx: SourceContext, entries: list[Entry], *, match_arxiv: bool) -> list[Record]:
+def resolve(run: _FetchRun, ctx: SourceContext, entries: list[Entry], *, match_arxiv: bool) -> list[Record]:
     """Every entry → a record with its metadata; the records whose PDF is still to fetch."""
     need_ids: dict[str, list[Entry]] = {}
     need_titles: list[Entry] = []
@@ -212,7 +212,7 @@ def resolve(run: _Run, ctx: SourceContext, entries: list[Entry], *, match_arxiv:
     return need_pdf
 
 
-def _native(run: _Run, ctx: SourceContext, entry: Entry, match_arxiv: bool) -> Record | None:
+def _native(run: _FetchRun, ctx: SourceContext, entry: Entry, match_arxiv: bool) -> Record | None:
     api, http = ctx.api, ctx.http
     known = run.by_entry.get(entry.line)
     pid = known.id if known is not None else entry.provisional_id()
@@ -264,7 +264,7 @@ def _same_first_author(record: Record, result: arxiv.Result) -> bool:
 
 
 def _triage(
-    run: _Run, entry: Entry, need_ids: dict[str, list[Entry]], need_titles: list[Entry], need_pdf: list[Record]
+    run: _FetchRun, entry: Entry, need_ids: dict[str, list[Entry]], need_titles: list[Entry], need_pdf: list[Record]
 ) -> None:
     """A list or arXiv-query entry: cached, known, to ask arXiv by id or title, or a PDF of its own."""
     if entry.problem:
@@ -299,7 +299,7 @@ def _triage(
         need_titles.append(entry)
 
 
-def _by_ids(run: _Run, api: ArxivAPI, need_ids: dict[str, list[Entry]]) -> list[Record]:
+def _by_ids(run: _FetchRun, api: ArxivAPI, need_ids: dict[str, list[Entry]]) -> list[Record]:
     run.bar.note("arXiv metadata")
     found, failed = api.by_ids(list(need_ids))
     out: list[Record] = []
@@ -317,7 +317,7 @@ def _by_ids(run: _Run, api: ArxivAPI, need_ids: dict[str, list[Entry]]) -> list[
     return out
 
 
-def _by_title(run: _Run, api: ArxivAPI, entry: Entry) -> Record | None:
+def _by_title(run: _FetchRun, api: ArxivAPI, entry: Entry) -> Record | None:
     assert entry.title is not None
     run.bar.note("arXiv title search")
     try:
@@ -340,7 +340,7 @@ def _by_title(run: _Run, api: ArxivAPI, entry: Entry) -> Record | None:
     return record
 
 
-def _fail_entry(run: _Run, entry: Entry, reason: str) -> None:
+def _fail_entry(run: _FetchRun, entry: Entry, reason: str) -> None:
     pid = entry.provisional_id()
     if run.claim(pid, entry):
         run.fail(run.record(pid, entry), reason)
@@ -349,7 +349,7 @@ def _fail_entry(run: _Run, entry: Entry, reason: str) -> None:
 # -- PDFs and text ------------------------------------------------------------------------
 
 
-def fetch_pdfs(ctx: SourceContext, run: _Run, records: list[Record]) -> None:
+def fetch_pdfs(ctx: SourceContext, run: _FetchRun, records: list[Record]) -> None:
     """Download what is missing (threads, at most pdf_concurrency), extract text here, one paper at a time."""
     cache = CacheLayout(ctx.settings.cache_dir)
     to_download: list[Record] = []
@@ -365,7 +365,7 @@ def fetch_pdfs(ctx: SourceContext, run: _Run, records: list[Record]) -> None:
         _download_all(ctx.http, run, to_download, ctx.settings.arxiv.pdf_concurrency)
 
 
-def _download_all(http: PoliteHTTP, run: _Run, records: list[Record], workers: int) -> None:
+def _download_all(http: PoliteHTTP, run: _FetchRun, records: list[Record], workers: int) -> None:
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pdf")
     try:
         futures: dict[Future[str], Record] = {}
@@ -397,7 +397,7 @@ def _download_all(http: PoliteHTTP, run: _Run, records: list[Record], workers: i
 # -- papers that left the list ------------------------------------------------------------
 
 
-def mark_missing(run: _Run, source_type: str, entries: list[Entry]) -> list[str]:
+def mark_missing(run: _FetchRun, source_type: str, entries: list[Entry]) -> list[str]:
     """Records of this source no longer on its list: flagged (``source_missing_since``), kept, reported."""
     listed = {e.line for e in entries}
     gone: list[str] = []
@@ -414,7 +414,7 @@ def mark_missing(run: _Run, source_type: str, entries: list[Entry]) -> list[str]
     return [f"{len(gone)} paper(s) no longer on the source's list, kept (not deleted): {shown}"]
 
 
-def mark_abstract_only(run: _Run) -> None:
+def mark_abstract_only(run: _FetchRun) -> None:
     """A source-less paper with an abstract and nothing to download is summarised from its abstract."""
     for record in run.records.values():
         if record.arxiv_id or record.fetch.pdf_url or record.fetch.text_path or not (record.abstract or "").strip():
