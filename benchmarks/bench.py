@@ -310,7 +310,7 @@ def rpm_row(res: Results, bench: Bench, config: Path, server: FakeOpenAI, n: int
     starts = [r.started for r in requests]
     rate = RPM_CAP / 60.0
     t0 = starts[0] if starts else 0.0
-    # Clarification 1: the cap is a bucket of one minute's allowance, refilled continuously.
+    # The cap is a bucket of one minute's allowance, refilled continuously (README, "Configuring a provider").
     excess = max(((i + 1) - (RPM_CAP + (t - t0) * rate) for i, t in enumerate(starts)), default=0.0)
     over = sum(1 for r in requests if r.status == 429)
     ideal = max(math.ceil(n / CONCURRENCY) * LATENCY_S, (n - RPM_CAP) / rate + LATENCY_S) if n > RPM_CAP else 0.0
@@ -330,7 +330,7 @@ def rpm_row(res: Results, bench: Bench, config: Path, server: FakeOpenAI, n: int
         res.notes.append(
             f"RPM row: once the first minute's allowance had gone out, requests were paced at {paced:.1f}/min "
             f"(cap {RPM_CAP}). The most requests in any 60 s window was {max_in_window(starts, 60.0)}: a bucket "
-            "holding one minute's allowance and refilled continuously (clarification 1) lets up to twice the cap "
+            "holding one minute's allowance and refilled continuously lets up to twice the cap "
             "through in the first minute, and the provider's own bucket accepted every one of them."
         )
     if ideal:

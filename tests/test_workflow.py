@@ -176,7 +176,7 @@ def test_run_review_regen_run_build(configured: Project, cli: RunCli, arxiv: Fak
     assert TITLES[REJECTED] not in preview
     assert preview.count("（📝 草稿）") == 2 and preview.count("（📝 修订待审）") == 1
 
-    # Approving the pending draft publishes it (clarification 2).
+    # Approving the pending draft publishes it.
     assert cli("review", "approve", f"{VENUE}/{EDITED}").code == 0
     assert cli("build").code == 0
     republished = field_pages(outputs / "site")

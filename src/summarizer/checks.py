@@ -124,7 +124,7 @@ def check_summary(summary: str, tags: list[str], field_id: str, settings: Settin
     return CheckedSummary(summary=summary, tags=clean_tags, field=field_id, warnings=warnings)
 
 
-# -- human text (edits and imports): judged as human text (clarification 6) -----------
+# -- human text (edits and imports): hard errors only for what cannot be published -----
 
 HUMAN_MAX_CHARS = 2000
 MAX_TITLE_CHARS = 500

@@ -10,11 +10,10 @@ reported, each with its line number and field.  By default an import is all
 or nothing; with ``skip_invalid`` the good lines go in and the others are
 written, unchanged plus an ``"error"`` key, to a rejected file.
 
-Imported text is human text (clarification 6): hard errors only for what
-cannot be published safely or placed, everything else is a warning kept with
-the version.  An imported version never replaces an approved or human one: on
-such a paper it waits as a pending draft, whatever status the line asks for
-(clarification 4).  A line whose text any version already holds adds nothing,
+Imported text is human text (README, "Human text is judged as human text"):
+hard errors only for what cannot be published safely or placed, everything
+else is a warning kept with the version.  An imported version never replaces an approved or human one: on
+such a paper it waits as a pending draft, whatever status the line asks for.  A line whose text any version already holds adds nothing,
 so importing an export of the same records changes no byte.
 """
 
@@ -464,7 +463,7 @@ def _apply_import_metadata(record: Record, line: ImportLine) -> None:
 
 
 def _apply_status(record: Record, status: Status, version: Version, added: bool, is_new: bool) -> None:
-    """The line's status, on a paper with no approved or human version (clarification 4)."""
+    """The line's status, on a paper with no approved or human version (any other gets a pending draft)."""
     if status == "approved":
         record.approve(version.number)
     elif status == "rejected":

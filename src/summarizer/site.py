@@ -8,7 +8,7 @@ published one ends with a small italic marker — ``*（📝 草稿）*`` for a 
 ``*（📝 修订待审）*`` for a pending revision of an approved paper — so the page
 keeps the format; the preview's site name says ``预览``.
 
-Layout (``digest-format.md``)::
+Layout (README, "The published site")::
 
     mkdocs.yml
     docs/index.md                      every venue, paper count, link

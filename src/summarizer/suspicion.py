@@ -1,6 +1,6 @@
 """Warnings that find bad summaries: what a reviewer should look at first.
 
-None of these rejects a summary (clarification 6): they are kept with the
+None of these rejects a summary (style is the reviewer's call): they are kept with the
 version, shown by ``review list`` and the review desk, and rank the desk's
 queue (most suspicious first).  Each warning says what it found.
 

@@ -285,14 +285,6 @@ class FakeOpenAI:
         with self._lock:
             self._per_paper.append((fault, n))
 
-    def reset(self) -> None:
-        with self._lock:
-            self.requests.clear()
-            self._queued.clear()
-            self._per_paper.clear()
-            self._seen.clear()
-            self.peak_in_flight = 0
-
     # -- observations ---------------------------------------------------------------------
     @property
     def calls(self) -> int:
@@ -381,10 +373,6 @@ class FakeOpenAI:
         raise ValueError(f"unknown fault {kind!r}")
 
     # -- the Batch API -----------------------------------------------------------------------
-    @property
-    def batches_created(self) -> int:
-        return len(self.batches)
-
     def handle_api(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, str, bytes]:
         """(status, content type, body) for a ``/files`` or ``/batches`` request."""
         with self._lock:
