@@ -12,9 +12,10 @@ written, unchanged plus an ``"error"`` key, to a rejected file.
 
 Imported text is human text (README, "Human text is judged as human text"):
 hard errors only for what cannot be published safely or placed, everything
-else is a warning kept with the version.  An imported version never replaces an approved or human one: on
-such a paper it waits as a pending draft, whatever status the line asks for.  A line whose text any version already holds adds nothing,
-so importing an export of the same records changes no byte.
+else is a warning kept with the version.  An imported version never replaces
+an approved or human one: on such a paper it waits as a pending draft,
+whatever status the line asks for.  A line whose text any version already
+holds adds nothing, so importing an export of the same records changes no byte.
 """
 
 from __future__ import annotations
