@@ -1,4 +1,15 @@
-"""Shared test harness: a project folder with a config, and the CLI run in-process."""
+"""Shared test harness: a project folder with a config, the CLI run in-process, and the stand-ins.
+
+Stand-in fixtures, set per test module by module constants (absent: the default):
+
+* ``fast_retries``: backoff of the HTTP sources and of the model client cut to milliseconds;
+* ``provider_key``: the environment variable ``KEY_ENV`` (``OPENAI_API_KEY``) set to ``KEY``;
+* ``server``: a loopback OpenAI-compatible provider, ``FakeOpenAI(**FAKE_OPENAI)``, with both above;
+* ``fake_arxiv``: a loopback arXiv serving a copy of ``ARXIV_PAPERS`` (none), with fast retries.
+
+A module whose every test needs the key and fast retries says
+``pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")``.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +24,13 @@ from typing import Any
 import pytest
 import yaml
 
+import summarizer.llm as llm
+from summarizer import sources
 from summarizer.cli import main
 from summarizer.config import Settings, load_settings
 from summarizer.store import Store
+from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
+from summarizer.testing.fake_openai import FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -108,6 +123,35 @@ def project(tmp_path: Path) -> Project:
     )
     proj.write_config()
     return proj
+
+
+DEFAULT_KEY = "sk-test"
+
+
+@pytest.fixture
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
+    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
+
+
+@pytest.fixture
+def provider_key(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    key = getattr(request.module, "KEY", DEFAULT_KEY)
+    monkeypatch.setenv(getattr(request.module, "KEY_ENV", "OPENAI_API_KEY"), key)
+    return key
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, fast_retries: None, provider_key: str) -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(**getattr(request.module, "FAKE_OPENAI", {})) as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake_arxiv(request: pytest.FixtureRequest, fast_retries: None) -> Iterator[FakeArxiv]:
+    papers = getattr(request.module, "ARXIV_PAPERS", [])
+    with FakeArxiv([FakePaper(**vars(p)) for p in papers]) as fake:
+        yield fake
 
 
 @dataclass

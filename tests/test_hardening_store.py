@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-import summarizer.llm as llm
 from conftest import Project, RunCli, summary_text
 from summarizer.store import Record, Store
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, default_answer
@@ -238,14 +237,6 @@ def test_an_unreadable_record_path_is_one_line(cli: RunCli, imported: Project) -
 
 
 # -- Done-when of #11: a paid answer is never lost -------------------------------------------------
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def configure(project: Project, server: FakeOpenAI, **values: object) -> None:
