@@ -29,12 +29,12 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from ..ids import is_arxiv_id, strip_version
+from .loopback import QuietHandler, origin, serve, shut
 
 ATOM_HEAD = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"
@@ -88,7 +88,6 @@ class FakeArxiv:
         self._pdf_faults: dict[str, list[_Reply]] = {}
         self._pdf_bodies: dict[str, _Reply] = {}
         self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         for paper in papers or []:
             self.add(paper)
 
@@ -96,10 +95,7 @@ class FakeArxiv:
     def start(self) -> FakeArxiv:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body are two writes: no delayed-ACK stall
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 reply = fake._handle(self.path)
                 self.send_response(reply.status)
@@ -112,20 +108,12 @@ class FakeArxiv:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(reply.body)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
+        self._server = serve(Handler)
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        shut(self._server)
+        self._server = None
 
     def __enter__(self) -> FakeArxiv:
         return self.start()
@@ -135,9 +123,7 @@ class FakeArxiv:
 
     @property
     def url(self) -> str:
-        assert self._server is not None, "start() the fake first"
-        port = self._server.server_address[1]
-        return f"http://127.0.0.1:{port}"
+        return origin(self._server)
 
     @property
     def api_url(self) -> str:

@@ -50,6 +50,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from .loopback import LoopbackServer, QuietHandler, origin, serve, shut
+
 __all__ = ["FakeOpenAI", "Fault", "RecordedRequest", "default_answer", "paper_title"]
 
 
@@ -231,7 +233,6 @@ class FakeOpenAI:
         self._bucket_stamp = time.monotonic()
         self._stop = threading.Event()
         self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         # The Batch API.
         self.batch_api = batch_api
         self.batch_paused = False
@@ -246,21 +247,13 @@ class FakeOpenAI:
 
     # -- lifecycle ------------------------------------------------------------
     def start(self) -> FakeOpenAI:
-        handler = _make_handler(self)
-        self._server = _Server(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="fake-openai", daemon=True
-        )
-        self._thread.start()
+        self._server = serve(_make_handler(self), _Server, poll_s=0.05)
         return self
 
     def stop(self) -> None:
         self._stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
+        shut(self._server)
+        self._server = None
 
     def __enter__(self) -> FakeOpenAI:
         return self.start()
@@ -270,9 +263,7 @@ class FakeOpenAI:
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "start the server first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return origin(self._server) + "/v1"
 
     # -- scripting ------------------------------------------------------------------
     def script(self, *faults: Fault | None) -> None:
@@ -569,10 +560,7 @@ class FakeOpenAI:
         }
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 256  # the default backlog of 5 makes a burst of connections wait a SYN retry (1 s)
-    daemon_threads = True
-
+class _Server(LoopbackServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
 
@@ -634,15 +622,7 @@ def _unsupported(param: str) -> dict[str, Any]:
 
 
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        # Headers and body go out in two writes: with Nagle on, the body waits for the client's
-        # delayed ACK (~40 ms on Linux) on a kept-alive connection. Real providers set TCP_NODELAY.
-        disable_nagle_algorithm = True
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet
-            pass
-
+    class Handler(QuietHandler):
         def _api(self, method: str, raw: bytes) -> bool:
             """The Batch API's routes; False for anything else."""
             route = urlsplit(self.path).path

@@ -25,10 +25,11 @@ import contextlib
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from .loopback import QuietHandler, origin, serve, shut
 from .pdfs import paper_pdf
 
 CHALLENGE_HTML = (
@@ -127,10 +128,7 @@ class FakeOpenReview:
     def __enter__(self) -> FakeOpenReview:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
+        class Handler(QuietHandler):
             def _reply(self, status: int, body: bytes, content_type: str) -> None:
                 self.send_response(status)
                 self.send_header("Content-Type", content_type)
@@ -146,23 +144,15 @@ class FakeOpenReview:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 self._reply(*fake._handle("POST", self.path, dict(self.headers), body))
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        self._server = serve(Handler)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        shut(self._server)
 
     @property
     def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return origin(self._server)
 
     # -- what tests look at -------------------------------------------------------------
     def note_requests(self) -> list[dict[str, str]]:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
+
+from .loopback import QuietHandler, origin, serve, shut
 
 
 class StaticSite:
@@ -42,10 +43,7 @@ class StaticSite:
     def __enter__(self) -> StaticSite:
         site = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 status, body, content_type = site._answer(self.path, self.headers.get("User-Agent", ""))
                 self.send_response(status)
@@ -55,23 +53,15 @@ class StaticSite:
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     self.wfile.write(body)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
+        self._server = serve(Handler)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+        shut(self._server)
 
     @property
     def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return origin(self._server)
 
     def _answer(self, raw: str, agent: str) -> tuple[int, bytes, str]:
         import time
