@@ -23,7 +23,6 @@ Binds to 127.0.0.1 only.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import threading
 from collections import Counter
@@ -98,15 +97,7 @@ class FakeArxiv:
         class Handler(QuietHandler):
             def do_GET(self) -> None:
                 reply = fake._handle(self.path)
-                self.send_response(reply.status)
-                self.send_header("Content-Type", reply.content_type)
-                self.send_header("Content-Length", str(len(reply.body)))
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                # The client may stop reading (e.g. at a size cap): fine.
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(reply.body)
+                self.reply(reply.status, reply.body, reply.content_type, reply.headers)
 
         self._server = serve(Handler)
         return self

@@ -21,7 +21,6 @@ Binds to 127.0.0.1 only.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from dataclasses import dataclass, field
@@ -129,20 +128,12 @@ class FakeOpenReview:
         fake = self
 
         class Handler(QuietHandler):
-            def _reply(self, status: int, body: bytes, content_type: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
-
             def do_GET(self) -> None:
-                self._reply(*fake._handle("GET", self.path, dict(self.headers), b""))
+                self.reply(*fake._handle("GET", self.path, dict(self.headers), b""))
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self._reply(*fake._handle("POST", self.path, dict(self.headers), body))
+                self.reply(*fake._handle("POST", self.path, dict(self.headers), body))
 
         self._server = serve(Handler)
         return self

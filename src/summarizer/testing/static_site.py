@@ -11,7 +11,6 @@ makes the next requests for a path fail.  Every request is logged (``requests``:
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
@@ -45,13 +44,7 @@ class StaticSite:
 
         class Handler(QuietHandler):
             def do_GET(self) -> None:
-                status, body, content_type = site._answer(self.path, self.headers.get("User-Agent", ""))
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
+                self.reply(*site._answer(self.path, self.headers.get("User-Agent", "")))
 
         self._server = serve(Handler)
         return self
