@@ -28,12 +28,11 @@ import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from ..ids import is_arxiv_id, strip_version
-from .loopback import QuietHandler, origin, serve, shut
+from .loopback import QuietHandler, StandIn
 
 ATOM_HEAD = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"
@@ -77,7 +76,7 @@ class _Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class FakeArxiv:
+class FakeArxiv(StandIn):
     def __init__(self, papers: list[FakePaper] | None = None, *, error_entries: bool = False):
         self.papers: dict[str, FakePaper] = {}
         self.error_entries = error_entries
@@ -86,12 +85,11 @@ class FakeArxiv:
         self._api_faults: list[_Reply] = []
         self._pdf_faults: dict[str, list[_Reply]] = {}
         self._pdf_bodies: dict[str, _Reply] = {}
-        self._server: ThreadingHTTPServer | None = None
         for paper in papers or []:
             self.add(paper)
 
     # -- lifecycle -------------------------------------------------------------
-    def start(self) -> FakeArxiv:
+    def handler(self) -> type[QuietHandler]:
         fake = self
 
         class Handler(QuietHandler):
@@ -99,22 +97,7 @@ class FakeArxiv:
                 reply = fake._handle(self.path)
                 self.reply(reply.status, reply.body, reply.content_type, reply.headers)
 
-        self._server = serve(Handler)
-        return self
-
-    def stop(self) -> None:
-        shut(self._server)
-        self._server = None
-
-    def __enter__(self) -> FakeArxiv:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        return origin(self._server)
+        return Handler
 
     @property
     def api_url(self) -> str:

@@ -46,11 +46,11 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .loopback import LoopbackServer, QuietHandler, origin, serve, shut
+from .loopback import LoopbackServer, QuietHandler, StandIn
 
 __all__ = ["FakeOpenAI", "Fault", "RecordedRequest", "default_answer", "paper_title"]
 
@@ -196,8 +196,20 @@ def default_answer(body: dict[str, Any]) -> dict[str, Any]:
     return {"summary": summary, "tags": tags, "field": field_id}
 
 
-class FakeOpenAI:
+class _Server(LoopbackServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], OSError):  # a client that hung up (timeout, Ctrl-C): not news
+            return
+        super().handle_error(request, client_address)
+
+
+class FakeOpenAI(StandIn):
     """The server. Thread-safe; use as a context manager or call start()/stop()."""
+
+    server_class = _Server
+    poll_s = 0.05
 
     def __init__(
         self,
@@ -232,7 +244,6 @@ class FakeOpenAI:
         self._bucket = float(rpm or 0)
         self._bucket_stamp = time.monotonic()
         self._stop = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
         # The Batch API.
         self.batch_api = batch_api
         self.batch_paused = False
@@ -246,24 +257,16 @@ class FakeOpenAI:
         self._batch_work: dict[str, _BatchWork] = {}
 
     # -- lifecycle ------------------------------------------------------------
-    def start(self) -> FakeOpenAI:
-        self._server = serve(_make_handler(self), _Server, poll_s=0.05)
-        return self
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _make_handler(self)
 
     def stop(self) -> None:
         self._stop.set()
-        shut(self._server)
-        self._server = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().stop()
 
     @property
     def base_url(self) -> str:
-        return origin(self._server) + "/v1"
+        return self.url + "/v1"
 
     # -- scripting ------------------------------------------------------------------
     def script(self, *faults: Fault | None) -> None:
@@ -558,15 +561,6 @@ class FakeOpenAI:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
-
-
-class _Server(LoopbackServer):
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if isinstance(sys.exc_info()[1], OSError):  # a client that hung up (timeout, Ctrl-C): not news
-            return
-        super().handle_error(request, client_address)
 
 
 @dataclass

@@ -24,11 +24,10 @@ from __future__ import annotations
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .loopback import QuietHandler, origin, serve, shut
+from .loopback import QuietHandler, StandIn
 from .pdfs import paper_pdf
 
 CHALLENGE_HTML = (
@@ -108,7 +107,7 @@ def _letters(n: int) -> str:
     return "".join(chr(ord("a") + (n // 26**i) % 26) for i in range(3))
 
 
-class FakeOpenReview:
+class FakeOpenReview(StandIn):
     def __init__(self, notes: list[FakeNote] | None = None, *, gate: str | None = None, page_cap: int = 1000):
         self.notes = {n.id: n for n in notes or []}
         self.page_cap = page_cap  # the most notes one answer holds, whatever ``limit`` asks
@@ -118,13 +117,12 @@ class FakeOpenReview:
         self.seen_headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._pdfs: dict[str, bytes] = {}
-        self._server: ThreadingHTTPServer | None = None
 
     def require_login(self, username: str, password: str) -> None:
         self.account = (username, password)
 
     # -- lifecycle ----------------------------------------------------------------------
-    def __enter__(self) -> FakeOpenReview:
+    def handler(self) -> type[QuietHandler]:
         fake = self
 
         class Handler(QuietHandler):
@@ -135,15 +133,7 @@ class FakeOpenReview:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 self.reply(*fake._handle("POST", self.path, dict(self.headers), body))
 
-        self._server = serve(Handler)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        shut(self._server)
-
-    @property
-    def url(self) -> str:
-        return origin(self._server)
+        return Handler
 
     # -- what tests look at -------------------------------------------------------------
     def note_requests(self) -> list[dict[str, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 
 class LoopbackServer(ThreadingHTTPServer):
@@ -34,6 +34,35 @@ class QuietHandler(BaseHTTPRequestHandler):
         # The client may stop reading (a size cap, a timeout): fine.
         with contextlib.suppress(BrokenPipeError, ConnectionResetError):
             self.wfile.write(body)
+
+
+class StandIn:
+    """A stand-in's lifecycle: ``with Fake() as fake`` (or ``start``/``stop``) runs its ``handler()``."""
+
+    _server: LoopbackServer | None = None
+    server_class: type[LoopbackServer] = LoopbackServer
+    poll_s = 0.02
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        raise NotImplementedError
+
+    def start(self) -> Self:
+        self._server = serve(self.handler(), self.server_class, self.poll_s)
+        return self
+
+    def stop(self) -> None:
+        shut(self._server)
+        self._server = None
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        return origin(self._server)
 
 
 def serve(

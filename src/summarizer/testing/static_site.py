@@ -12,13 +12,12 @@ makes the next requests for a path fail.  Every request is logged (``requests``:
 from __future__ import annotations
 
 import threading
-from http.server import ThreadingHTTPServer
 from urllib.parse import urlsplit
 
-from .loopback import QuietHandler, origin, serve, shut
+from .loopback import QuietHandler, StandIn
 
 
-class StaticSite:
+class StaticSite(StandIn):
     def __init__(self, pages: dict[str, tuple[bytes | str, str]] | None = None):
         self.pages: dict[str, tuple[bytes, str]] = {}
         self.requests: list[str] = []
@@ -26,7 +25,6 @@ class StaticSite:
         self.agents: list[str] = []
         self._faults: dict[str, list[int]] = {}
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
         for path, (body, content_type) in (pages or {}).items():
             self.put(path, body, content_type)
 
@@ -39,22 +37,14 @@ class StaticSite:
     def hits(self, path: str) -> int:
         return sum(1 for r in self.requests if urlsplit(r).path == path)
 
-    def __enter__(self) -> StaticSite:
+    def handler(self) -> type[QuietHandler]:
         site = self
 
         class Handler(QuietHandler):
             def do_GET(self) -> None:
                 self.reply(*site._answer(self.path, self.headers.get("User-Agent", "")))
 
-        self._server = serve(Handler)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        shut(self._server)
-
-    @property
-    def url(self) -> str:
-        return origin(self._server)
+        return Handler
 
     def _answer(self, raw: str, agent: str) -> tuple[int, bytes, str]:
         import time
