@@ -12,7 +12,7 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
@@ -145,30 +145,26 @@ class Source(_Section):
         return self
 
 
-class Venue(_Section):
+class _Named(_Section):
+    """A venue or a field: an id (a folder name), a display name (the id when absent), an emoji."""
+
     id: SafeId
     name: str = ""
     emoji: str = ""
+
+    @model_validator(mode="after")
+    def _name_defaults_to_id(self) -> Self:
+        if not self.name:
+            self.name = self.id
+        return self
+
+
+class Venue(_Named):
     source: Source | None = None
 
-    @model_validator(mode="after")
-    def _name_defaults_to_id(self) -> Venue:
-        if not self.name:
-            self.name = self.id
-        return self
 
-
-class FieldSpec(_Section):
-    id: SafeId
-    name: str = ""
-    emoji: str = ""
+class FieldSpec(_Named):
     description: str = ""
-
-    @model_validator(mode="after")
-    def _name_defaults_to_id(self) -> FieldSpec:
-        if not self.name:
-            self.name = self.id
-        return self
 
 
 class TagSettings(_Section):
