@@ -5,7 +5,8 @@ Stand-in fixtures, set per test module by module constants (absent: the default)
 * ``fast_retries``: backoff of the HTTP sources and of the model client cut to milliseconds;
 * ``provider_key``: the environment variable ``KEY_ENV`` (``OPENAI_API_KEY``) set to ``KEY``;
 * ``server``: a loopback OpenAI-compatible provider, ``FakeOpenAI(**FAKE_OPENAI)``, with both above;
-* ``fake_arxiv``: a loopback arXiv serving a copy of ``ARXIV_PAPERS`` (none), with fast retries.
+* ``fake_arxiv``: a loopback arXiv serving a copy of ``ARXIV_PAPERS`` (none), with fast retries;
+* ``imported``: the project after ``summarizer import`` of the module's ``ROWS``.
 
 A module whose every test needs the key and fast retries says
 ``pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")``.
@@ -195,6 +196,12 @@ def summary_text(topic: str = "稀疏注意力") -> str:
         f"本文提出一种面向{topic}的新方法，通过把 attention 分解为局部与全局两部分并共享 KV cache，"
         "在 LLaMA-7B 上把推理延迟降低 \\(2.1\\times\\)，同时在 LongBench 上保持与全注意力相当的准确率。"
     )
+
+
+@pytest.fixture
+def imported(request: pytest.FixtureRequest, cli: RunCli, project: Project) -> Project:
+    assert cli("import", str(project.write_jsonl("in.jsonl", request.module.ROWS))).code == 0
+    return project
 
 
 @pytest.fixture

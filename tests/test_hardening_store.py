@@ -28,12 +28,6 @@ ROWS = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def imported(cli: RunCli, project: Project) -> Project:
-    assert cli("import", str(project.write_jsonl("in.jsonl", ROWS))).code == 0
-    return project
-
-
 def record_path(project: Project, pid: str, venue: str = VENUE) -> Path:
     return project.root / "outputs" / "records" / venue / f"{pid}.json"
 
