@@ -37,11 +37,13 @@ import yaml
 import batch_cost
 import scale  # benchmarks/scale.py, beside this file
 from summarizer.config import load_settings
-from summarizer.extract import estimate_tokens, extract_pdf, load_paper_text, model_input
+from summarizer.extract import extract_pdf
+from summarizer.paper_input import load_paper_text, model_input
 from summarizer.store import Record, Store
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, RecordedRequest
 from summarizer.testing.pdfs import default_sections, paper_pdf
+from summarizer.tokens import estimate_tokens
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -332,7 +334,7 @@ def rpm_row(res: Results, bench: Bench, config: Path, server: FakeOpenAI, n: int
     starts = [r.started for r in requests]
     rate = RPM_CAP / 60.0
     t0 = starts[0] if starts else 0.0
-    # Clarification 1: the cap is a bucket of one minute's allowance, refilled continuously.
+    # The cap is a bucket of one minute's allowance, refilled continuously (README, "Configuring a provider").
     excess = max(((i + 1) - (RPM_CAP + (t - t0) * rate) for i, t in enumerate(starts)), default=0.0)
     over = sum(1 for r in requests if r.status == 429)
     ideal = max(math.ceil(n / CONCURRENCY) * LATENCY_S, (n - RPM_CAP) / rate + LATENCY_S) if n > RPM_CAP else 0.0
@@ -352,7 +354,7 @@ def rpm_row(res: Results, bench: Bench, config: Path, server: FakeOpenAI, n: int
         res.notes.append(
             f"RPM row: once the first minute's allowance had gone out, requests were paced at {paced:.1f}/min "
             f"(cap {RPM_CAP}). The most requests in any 60 s window was {max_in_window(starts, 60.0)}: a bucket "
-            "holding one minute's allowance and refilled continuously (clarification 1) lets up to twice the cap "
+            "holding one minute's allowance and refilled continuously lets up to twice the cap "
             "through in the first minute, and the provider's own bucket accepted every one of them."
         )
     if ideal:
@@ -393,7 +395,7 @@ def tokens_rows(res: Results, config: Path, real_pdfs: Path, server: FakeOpenAI)
         res.notes.append(
             f"Tokens: the whole request (system prompt, instructions, field list and paper text) was "
             f"{statistics.median(prompts):.0f} estimated tokens at the median, {max(prompts)} at most; the budget "
-            "applies to the paper text (`extract.model_input`), counted with `extract.estimate_tokens`."
+            "applies to the paper text (`paper_input.model_input`), counted with `extract.estimate_tokens`."
         )
     pdfs = sorted(real_pdfs.glob("*.pdf")) if real_pdfs.is_dir() else []
     if not pdfs:

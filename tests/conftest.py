@@ -1,4 +1,16 @@
-"""Shared test harness: a project folder with a config, and the CLI run in-process."""
+"""Shared test harness: a project folder with a config, the CLI run in-process, and the stand-ins.
+
+Stand-in fixtures, set per test module by module constants (absent: the default):
+
+* ``fast_retries``: backoff of the HTTP sources and of the model client cut to milliseconds;
+* ``provider_key``: the environment variable ``KEY_ENV`` (``OPENAI_API_KEY``) set to ``KEY``;
+* ``server``: a loopback OpenAI-compatible provider, ``FakeOpenAI(**FAKE_OPENAI)``, with both above;
+* ``fake_arxiv``: a loopback arXiv serving a copy of ``ARXIV_PAPERS`` (none), with fast retries;
+* ``imported``: the project after ``summarizer import`` of the module's ``ROWS``.
+
+A module whose every test needs the key and fast retries says
+``pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")``.
+"""
 
 from __future__ import annotations
 
@@ -13,9 +25,13 @@ from typing import Any
 import pytest
 import yaml
 
+import summarizer.llm as llm
+from summarizer import sources
 from summarizer.cli import main
 from summarizer.config import Settings, load_settings
 from summarizer.store import Store
+from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
+from summarizer.testing.fake_openai import FakeOpenAI
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -110,6 +126,35 @@ def project(tmp_path: Path) -> Project:
     return proj
 
 
+DEFAULT_KEY = "sk-test"
+
+
+@pytest.fixture
+def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
+    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
+
+
+@pytest.fixture
+def provider_key(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    key = getattr(request.module, "KEY", DEFAULT_KEY)
+    monkeypatch.setenv(getattr(request.module, "KEY_ENV", "OPENAI_API_KEY"), key)
+    return key
+
+
+@pytest.fixture
+def server(request: pytest.FixtureRequest, fast_retries: None, provider_key: str) -> Iterator[FakeOpenAI]:
+    with FakeOpenAI(**getattr(request.module, "FAKE_OPENAI", {})) as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake_arxiv(request: pytest.FixtureRequest, fast_retries: None) -> Iterator[FakeArxiv]:
+    papers = getattr(request.module, "ARXIV_PAPERS", [])
+    with FakeArxiv([FakePaper(**vars(p)) for p in papers]) as fake:
+        yield fake
+
+
 @dataclass
 class Result:
     code: int
@@ -151,6 +196,12 @@ def summary_text(topic: str = "稀疏注意力") -> str:
         f"本文提出一种面向{topic}的新方法，通过把 attention 分解为局部与全局两部分并共享 KV cache，"
         "在 LLaMA-7B 上把推理延迟降低 \\(2.1\\times\\)，同时在 LongBench 上保持与全注意力相当的准确率。"
     )
+
+
+@pytest.fixture
+def imported(request: pytest.FixtureRequest, cli: RunCli, project: Project) -> Project:
+    assert cli("import", str(project.write_jsonl("in.jsonl", request.module.ROWS))).code == 0
+    return project
 
 
 @pytest.fixture

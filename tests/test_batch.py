@@ -8,14 +8,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import openai
 import pytest
 
 import summarizer.batch as batch
-import summarizer.llm as llm
 from conftest import Project, RunCli
 from summarizer.store import FetchState, Record, Store
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, RecordedRequest, default_answer
@@ -25,16 +23,7 @@ VENUE = "ICML2026"
 N = 200
 
 
-@pytest.fixture(autouse=True)
-def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
+pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")
 
 
 def configure(project: Project, server: FakeOpenAI, **llm_settings: object) -> None:

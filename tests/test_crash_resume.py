@@ -16,14 +16,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-import summarizer.llm as llm
 from conftest import Project, RunCli
-from summarizer import sources
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, default_answer, paper_title
 
@@ -46,37 +44,27 @@ def make_papers(n: int, prefix: str = "2503", topic: str = "") -> list[FakePaper
     ]
 
 
-@pytest.fixture(autouse=True)
-def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv(KEY_ENV, KEY)
-
-
-@pytest.fixture
-def arxiv() -> Iterator[FakeArxiv]:
-    with FakeArxiv() as server:
-        yield server
+pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")
 
 
 def setup_venues(
     project: Project,
-    arxiv: FakeArxiv,
+    fake_arxiv: FakeArxiv,
     provider: FakeOpenAI,
     papers: list[FakePaper],
     other: list[FakePaper] | None = None,
 ) -> None:
-    """VENUE lists ``papers`` and OTHER_VENUE lists ``other``; both served by ``arxiv``; the LLM is ``provider``."""
+    """VENUE lists ``papers``, OTHER_VENUE ``other``; both served by ``fake_arxiv``; the LLM is ``provider``."""
     venues = [dict(v) for v in project.config["venues"]]
     for venue, listed in zip(venues, (papers, other or []), strict=True):
         for paper in listed:
-            arxiv.add(paper)
+            fake_arxiv.add(paper)
         name = f"{venue['id'].lower()}.txt"
         (project.root / name).write_text("".join(p.arxiv_id + "\n" for p in listed), "utf-8")
         venue["source"] = {"type": "list", "path": name}
     project.write_config(
         venues=venues,
-        arxiv={"delay_s": 0, "api_url": arxiv.api_url, "timeout_s": 5, "pdf_concurrency": 4},
+        arxiv={"delay_s": 0, "api_url": fake_arxiv.api_url, "timeout_s": 5, "pdf_concurrency": 4},
         llm={
             "base_url": provider.base_url,
             "api_key_env": KEY_ENV,
@@ -152,13 +140,13 @@ def prefetch(cli: RunCli, venue: str = VENUE) -> None:
 
 @pytest.mark.slow
 def test_kill_9_during_run_then_run_again_repeats_only_the_calls_in_flight(
-    project: Project, cli: RunCli, arxiv: FakeArxiv
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv
 ) -> None:
     papers = make_papers(33)
     with FakeOpenAI(latency=0.3) as provider:
-        setup_venues(project, arxiv, provider, papers)
+        setup_venues(project, fake_arxiv, provider, papers)
         prefetch(cli)
-        arxiv_requests = len(arxiv.requests)
+        arxiv_requests = len(fake_arxiv.requests)
 
         proc = start(project, "run", VENUE)
         wait_for(all_waiting(provider, 10, fresh_s=0.1), proc, "ten model requests")
@@ -180,7 +168,7 @@ def test_kill_9_during_run_then_run_again_repeats_only_the_calls_in_flight(
         resumed = cli("run", VENUE)
 
     assert resumed.code == 0, resumed.err
-    assert len(arxiv.requests) == arxiv_requests  # nothing fetched twice
+    assert len(fake_arxiv.requests) == arxiv_requests  # nothing fetched twice
     records = project.store().records(VENUE)
     assert len(records) == 33
     assert all(len(r.versions) == 1 and r.versions[0].origin == "llm" for r in records)
@@ -199,14 +187,14 @@ def test_kill_9_during_run_then_run_again_repeats_only_the_calls_in_flight(
 @pytest.mark.slow
 @pytest.mark.parametrize("command", ["summarize", "run"])
 def test_ctrl_c_stops_promptly_keeps_finished_papers_and_says_how_to_resume(
-    project: Project, cli: RunCli, arxiv: FakeArxiv, command: str
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv, command: str
 ) -> None:
     papers = make_papers(10)
     first_wave = {p.title for p in papers[:CONCURRENCY]}
     # The first wave answers at once; everything after it hangs far longer than "promptly".
     slow_after_first_wave = lambda request: None if request.title in first_wave else Fault.hang(8.0)  # noqa: E731
     with FakeOpenAI(latency=0.05, fault_for=slow_after_first_wave) as provider:
-        setup_venues(project, arxiv, provider, papers)
+        setup_venues(project, fake_arxiv, provider, papers)
         prefetch(cli)
 
         proc = start(project, command, VENUE)
@@ -237,7 +225,7 @@ def test_ctrl_c_stops_promptly_keeps_finished_papers_and_says_how_to_resume(
 
 @pytest.mark.slow
 def test_a_second_command_on_a_busy_venue_is_refused_and_changes_nothing(
-    project: Project, cli: RunCli, arxiv: FakeArxiv
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv
 ) -> None:
     papers = make_papers(5)
     others = make_papers(2, prefix="2504", topic="Mixture of Experts")
@@ -250,14 +238,14 @@ def test_a_second_command_on_a_busy_venue_is_refused_and_changes_nothing(
         return default_answer(body)
 
     with FakeOpenAI(answer=answer) as provider:
-        setup_venues(project, arxiv, provider, papers, others)
+        setup_venues(project, fake_arxiv, provider, papers, others)
         prefetch(cli)
 
         proc = start(project, "run", VENUE)
         try:
             wait_for(all_waiting(provider, CONCURRENCY), proc, "the first run's model requests")
             snapshot = record_files(project)
-            calls, arxiv_requests = provider.calls, len(arxiv.requests)
+            calls, arxiv_requests = provider.calls, len(fake_arxiv.requests)
 
             for args in (("run", VENUE), ("summarize", VENUE), ("fetch", VENUE), ("regen", f"{VENUE}/2503.00001")):
                 refused = cli(*args)
@@ -265,7 +253,7 @@ def test_a_second_command_on_a_busy_venue_is_refused_and_changes_nothing(
                 assert f"another summarizer command is working on {VENUE}" in refused.err
                 assert "Traceback" not in refused.err
             assert record_files(project) == snapshot
-            assert provider.calls == calls and len(arxiv.requests) == arxiv_requests
+            assert provider.calls == calls and len(fake_arxiv.requests) == arxiv_requests
 
             # Another venue is not held up by the busy one.
             other = cli("run", OTHER_VENUE)

@@ -93,7 +93,7 @@ def test_import_adds_versions_and_never_demotes_an_approved_record(cli: RunCli, 
     record = project.store().load("ICML2026", "2601.00001")
     assert [v.origin for v in record.versions] == ["import", "import"]
     assert record.status == "approved" and record.approved_version == 1 and record.has_pending_draft
-    # The line's status applies only to a paper with no approved or human version (clarification 4).
+    # The line's status applies only to a paper with no approved or human version.
     rejected = dict(newer, summary=summary_text("第三版"), status="rejected")
     assert cli("import", str(project.write_jsonl("c.jsonl", [rejected]))).code == 0
     record = project.store().load("ICML2026", "2601.00001")
@@ -105,7 +105,7 @@ def test_import_adds_versions_and_never_demotes_an_approved_record(cli: RunCli, 
     [
         ("{not json", "in.jsonl:2: not valid JSON"),
         ('["a list"]', "in.jsonl:2: each line must be a JSON object"),
-        (json.dumps({"venue": "ICML2026", "title": "T"}), "in.jsonl:2: summary: Field required"),
+        (json.dumps({"venue": "ICML2026", "title": "T"}), "in.jsonl:2: summary: missing (required)"),
         (json.dumps(dict(HOSTILE[1], venue="NOPE")), "in.jsonl:2: venue: unknown venue 'NOPE'"),
         (json.dumps(dict(HOSTILE[1], field="cooking")), "in.jsonl:2: field: unknown field 'cooking'"),
         (json.dumps(dict(HOSTILE[1], summary="链接 \\(\\href{javascript:x}{x}\\)")), "summary: unsafe TeX \\href"),

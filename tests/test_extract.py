@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from summarizer.errors import FetchError
-from summarizer.extract import PaperText, clean_text, estimate_tokens, extract_pdf, model_input
+from summarizer.extract import PaperText, clean_text, extract_pdf
+from summarizer.paper_input import model_input
 from summarizer.store import Record
 from summarizer.testing.pdfs import corrupt_pdf, encrypted_pdf, image_only_pdf, paper_pdf
+from summarizer.tokens import estimate_tokens
 
 REAL = ("deepseek_r1.pdf", "janus_pro.pdf", "arxiv_1111.2011v2.pdf")
 LIGATURES = "ﬀﬁﬂﬃﬄﬅﬆ"

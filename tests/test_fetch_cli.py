@@ -3,12 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-
-import pytest
 
 from conftest import Project, RunCli
-from summarizer import sources
 from summarizer.extract import PaperText
 from summarizer.store import Record
 from summarizer.summarize import paper_sections
@@ -36,31 +32,27 @@ Scaling Laws for Reward Model Overoptimization   # a title only
 """
 
 
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeArxiv]:
-    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
-    with FakeArxiv([FakePaper(**vars(p)) for p in PAPERS]) as server:
-        yield server
+ARXIV_PAPERS = PAPERS
 
 
-def configure(project: Project, fake: FakeArxiv, text: str = LIST) -> None:
+def configure(project: Project, fake_arxiv: FakeArxiv, text: str = LIST) -> None:
     (project.root / "papers.txt").write_text(text, encoding="utf-8")
     venues = [dict(v) for v in project.config["venues"]]
     venues[0]["source"] = {"type": "list", "path": "papers.txt"}
-    project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": fake.api_url, "timeout_s": 5})
+    project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": fake_arxiv.api_url, "timeout_s": 5})
 
 
-def test_fetch_a_mixed_list_then_fetch_again(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
-    fake.set_pdf("2501.00004", corrupt_pdf())
-    fake.set_pdf("2501.00005", b"<html><body>Please verify you are human</body></html>", content_type="text/html")
-    configure(project, fake)
+def test_fetch_a_mixed_list_then_fetch_again(project: Project, cli: RunCli, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.set_pdf("2501.00004", corrupt_pdf())
+    fake_arxiv.set_pdf("2501.00005", b"<html><body>Please verify you are human</body></html>", content_type="text/html")
+    configure(project, fake_arxiv)
 
     result = cli("fetch", "ICML2026")
     assert result.code == 1, result.err
     assert "3 fetched, 0 cached, 3 failed" in result.err
 
     # The API calls were batched: all five ids in one request, the unknown one asked once more, one title search.
-    api = fake.api_requests()
+    api = fake_arxiv.api_requests()
     id_calls = [r.ids for r in api if r.ids]
     assert id_calls[0] == ["2501.00001", "2501.00002v1", "2501.09999", "2501.00004", "2501.00005"]
     assert id_calls[1:] == [["2501.09999"]]
@@ -99,30 +91,32 @@ def test_fetch_a_mixed_list_then_fetch_again(project: Project, cli: RunCli, fake
         assert path.read_bytes().startswith(b"%PDF-")
 
     # Second run: nothing that succeeded is requested again; the failures are tried again.
-    fake.reset_log()
+    fake_arxiv.reset_log()
     again = cli("fetch", "ICML2026")
     assert again.code == 1
     assert "0 fetched, 3 cached, 3 failed" in again.err
-    asked = {i for r in fake.api_requests() for i in r.ids}
+    asked = {i for r in fake_arxiv.api_requests() for i in r.ids}
     assert asked == {"2501.09999"}
-    assert not [r for r in fake.api_requests() if not r.ids], "no title search for a resolved title"
-    assert set(fake.pdf_requests()) == {"2501.00004", "2501.00005"}
+    assert not [r for r in fake_arxiv.api_requests() if not r.ids], "no title search for a resolved title"
+    assert set(fake_arxiv.pdf_requests()) == {"2501.00004", "2501.00005"}
 
 
-def test_fetch_all_good_exits_0_and_second_run_makes_no_request(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
-    configure(project, fake, "2501.00001\n2501.00002\n")
+def test_fetch_all_good_exits_0_and_second_run_makes_no_request(
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv
+) -> None:
+    configure(project, fake_arxiv, "2501.00001\n2501.00002\n")
     first = cli("fetch", "ICML2026")
     assert first.code == 0, first.err
     assert "2 fetched, 0 cached, 0 failed" in first.err
-    fake.reset_log()
+    fake_arxiv.reset_log()
     second = cli("fetch", "ICML2026")
     assert second.code == 0
     assert "0 fetched, 2 cached, 0 failed" in second.err
-    assert fake.requests == []
+    assert fake_arxiv.requests == []
 
 
-def test_fetch_limit_takes_the_first_papers(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
-    configure(project, fake, "2501.00001\n2501.00002\n2501.00003\n")
+def test_fetch_limit_takes_the_first_papers(project: Project, cli: RunCli, fake_arxiv: FakeArxiv) -> None:
+    configure(project, fake_arxiv, "2501.00001\n2501.00002\n2501.00003\n")
     result = cli("fetch", "ICML2026", "--limit", "1")
     assert result.code == 0, result.err
     assert [r.id for r in project.store().records("ICML2026")] == ["2501.00001"]
@@ -134,8 +128,8 @@ def test_fetch_without_a_source_is_a_usage_error(project: Project, cli: RunCli) 
     assert "no source" in result.err
 
 
-def test_failures_are_listed_with_reasons(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
-    configure(project, fake, "2501.00001\n2501.1\nAttention Is All You Need\n")
+def test_failures_are_listed_with_reasons(project: Project, cli: RunCli, fake_arxiv: FakeArxiv) -> None:
+    configure(project, fake_arxiv, "2501.00001\n2501.1\nAttention Is All You Need\n")
     result = cli("fetch", "ICML2026")
     assert result.code == 1
     assert "malformed arXiv id" in result.err
@@ -149,9 +143,9 @@ def test_failures_are_listed_with_reasons(project: Project, cli: RunCli, fake: F
 
 
 def test_a_corrupt_cached_text_is_extracted_again_and_regen_names_the_repair(
-    project: Project, cli: RunCli, fake: FakeArxiv
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv
 ) -> None:
-    configure(project, fake, "2501.00001\n")
+    configure(project, fake_arxiv, "2501.00001\n")
     assert cli("fetch", "ICML2026").code == 0
     settings = project.settings()
     record = project.store().load("ICML2026", "2501.00001")
@@ -161,26 +155,26 @@ def test_a_corrupt_cached_text_is_extracted_again_and_regen_names_the_repair(
     regen = cli("regen", "ICML2026/2501.00001")
     assert regen.code == 2 and "summarizer fetch ICML2026" in regen.err
 
-    fake.reset_log()
+    fake_arxiv.reset_log()
     again = cli("fetch", "ICML2026")
     assert again.code == 0, again.err
     assert "1 fetched, 0 cached" in again.err
-    assert fake.requests == []  # the cached PDF was read again: nothing downloaded
+    assert fake_arxiv.requests == []  # the cached PDF was read again: nothing downloaded
     assert PaperText.from_json(text_file.read_text("utf-8")).introduction
 
 
-def test_a_corrupt_cached_pdf_is_downloaded_again(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
-    configure(project, fake, "2501.00001\n")
+def test_a_corrupt_cached_pdf_is_downloaded_again(project: Project, cli: RunCli, fake_arxiv: FakeArxiv) -> None:
+    configure(project, fake_arxiv, "2501.00001\n")
     assert cli("fetch", "ICML2026").code == 0
     settings = project.settings()
     record = project.store().load("ICML2026", "2501.00001")
     (settings.cache_dir / str(record.fetch.text_path)).unlink()
     (settings.cache_dir / "pdf" / f"{record.fetch.pdf_sha256}.pdf").write_bytes(corrupt_pdf())
 
-    fake.reset_log()
+    fake_arxiv.reset_log()
     again = cli("fetch", "ICML2026")
     assert again.code == 0, again.err
-    assert set(fake.pdf_requests()) == {"2501.00001"}
+    assert set(fake_arxiv.pdf_requests()) == {"2501.00001"}
     assert project.store().load("ICML2026", "2501.00001").fetch.text_path
 
 
@@ -188,9 +182,9 @@ def test_a_corrupt_cached_pdf_is_downloaded_again(project: Project, cli: RunCli,
 
 
 def test_a_sourceless_venue_fetches_the_records_that_have_an_id_or_url(
-    project: Project, cli: RunCli, fake: FakeArxiv
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv
 ) -> None:
-    configure(project, fake, "")  # ICLR2026 keeps no source: its records came by `import`
+    configure(project, fake_arxiv, "")  # ICLR2026 keeps no source: its records came by `import`
     store = project.store()
     store.save(
         Record(venue="ICLR2026", id="custom-id", title="Diffusion Models Need Fewer Steps", arxiv_id="2501.00002")
@@ -212,9 +206,13 @@ def test_a_sourceless_venue_fetches_the_records_that_have_an_id_or_url(
     assert [r.id for r in project.store().records("ICLR2026")] == ["custom-id", "nothing", "only-abstract"]
 
 
-def test_text_from_arxiv_is_cleaned_before_it_enters_a_record(project: Project, cli: RunCli, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00007", "Evil\x1b]0;title\x07 Title\u202e", "Line one\x1b[2J\nline two", authors=["A\tB"]))
-    configure(project, fake, "2501.00007\n")
+def test_text_from_arxiv_is_cleaned_before_it_enters_a_record(
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv
+) -> None:
+    fake_arxiv.add(
+        FakePaper("2501.00007", "Evil\x1b]0;title\x07 Title\u202e", "Line one\x1b[2J\nline two", authors=["A\tB"])
+    )
+    configure(project, fake_arxiv, "2501.00007\n")
     assert cli("fetch", "ICML2026").code == 0
     record = project.store().load("ICML2026", "2501.00007")
     for text in (record.title, record.abstract or "", *record.authors):

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-import summarizer.llm as llm
 from conftest import Project, RunCli, summary_text
 from summarizer.store import Record, Store
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, default_answer
@@ -27,12 +26,6 @@ ROWS = [
      "tags": ["LLM"], "field": "llm_pretraining"}
     for n in range(1, 5)
 ]  # fmt: skip
-
-
-@pytest.fixture
-def imported(cli: RunCli, project: Project) -> Project:
-    assert cli("import", str(project.write_jsonl("in.jsonl", ROWS))).code == 0
-    return project
 
 
 def record_path(project: Project, pid: str, venue: str = VENUE) -> Path:
@@ -238,14 +231,6 @@ def test_an_unreadable_record_path_is_one_line(cli: RunCli, imported: Project) -
 
 
 # -- Done-when of #11: a paid answer is never lost -------------------------------------------------
-
-
-@pytest.fixture
-def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    with FakeOpenAI() as fake:
-        yield fake
 
 
 def configure(project: Project, server: FakeOpenAI, **values: object) -> None:

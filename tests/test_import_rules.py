@@ -9,7 +9,9 @@ from typing import Any
 from conftest import Project, RunCli, summary_text
 from summarizer.store import Record
 from summarizer.testing.fake_openai import FakeOpenAI
-from test_workflow import EDITED, HUMAN_TEXT, VENUE, arxiv, configured, provider  # noqa: F401 (fixtures)
+
+# ``configured`` is test_workflow's fixture; the stand-ins it asks for read ARXIV_PAPERS … from here.
+from test_workflow import ARXIV_PAPERS, EDITED, FAKE_OPENAI, HUMAN_TEXT, KEY, KEY_ENV, VENUE, configured  # noqa: F401
 
 
 def all_record_bytes(project: Project) -> dict[Path, bytes]:
@@ -25,7 +27,7 @@ def row(n: int, **changes: Any) -> dict[str, Any]:
 def test_reimporting_an_export_after_a_human_edit_and_a_regen_changes_no_byte(
     configured: Project,  # noqa: F811
     cli: RunCli,
-    provider: FakeOpenAI,  # noqa: F811
+    server: FakeOpenAI,
 ) -> None:
     assert cli("run", VENUE).code == 0
     assert cli("review", "edit", f"{VENUE}/{EDITED}", "--summary", HUMAN_TEXT).code == 0

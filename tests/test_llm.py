@@ -6,7 +6,6 @@ import asyncio
 import email.utils
 import json
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -22,16 +21,7 @@ KEY = "sk-fake-transport-0042"
 MESSAGES = [{"role": "system", "content": "只输出 JSON"}, {"role": "user", "content": "标题：T\n写 JSON"}]
 
 
-@pytest.fixture(autouse=True)
-def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI() as fake:
-        yield fake
+pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")
 
 
 def settings_for(project: Project, server: FakeOpenAI, **values: object) -> Settings:

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, RunCli, summary_text
-from summarizer import sources
 from summarizer.testing.fake_openreview import FakeNote, FakeOpenReview, venue_notes
 from summarizer.testing.pdfs import paper_pdf
 
@@ -23,7 +22,9 @@ def _no_real_account(monkeypatch: pytest.MonkeyPatch) -> None:
     # openreview-py logs in by itself when these are set: no test may use a developer's account.
     for var in ("OPENREVIEW_USERNAME", "OPENREVIEW_PASSWORD", "OPENREVIEW_API_BASEURL_V2", "OR_USER", "OR_PASS"):
         monkeypatch.delenv(var, raising=False)
-    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
+
+
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 @pytest.fixture(scope="module")

@@ -14,12 +14,6 @@ ROWS = [
 ]  # fmt: skip
 
 
-@pytest.fixture
-def imported(cli: RunCli, project: Project) -> Project:
-    assert cli("import", str(project.write_jsonl("in.jsonl", ROWS))).code == 0
-    return project
-
-
 def test_approve_reject_and_list(cli: RunCli, imported: Project) -> None:
     assert cli("review", "approve", "ICML2026/2601.00001", "ICML2026/2601.00002").code == 0
     result = cli("review", "reject", "ICML2026/2601.00003", "--note", "不是本会议的论文")

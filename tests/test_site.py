@@ -27,7 +27,7 @@ from summarizer.markdown_text import (
     summary_pieces,
     yaml_scalar,
 )
-from summarizer.site import Entry, build_site, hot_topics, sort_entries
+from summarizer.site import PageEntry, build_site, hot_topics, sort_entries
 from summarizer.store import Record, Store
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -264,10 +264,10 @@ def test_cross_venue_line_in_config_order_with_counts(project: Project) -> None:
     assert "📌" not in only
 
 
-def entry(title: str, tags: list[str]) -> Entry:
+def entry(title: str, tags: list[str]) -> PageEntry:
     record = Record(venue="V", id=title.replace(" ", "-") or "x", title=title)
     version = record.add_version(summary_text(), tags, "f", "import")
-    return Entry(record, version, tuple(tags))
+    return PageEntry(record, version, tuple(tags))
 
 
 def test_hot_topics_ties_min_count_and_top_k() -> None:

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import summarizer.llm as llm
 from conftest import Project, RunCli, summary_text
 from summarizer.checks import summary_problems
 from summarizer.markdown_text import escape_inline, split_math
@@ -75,10 +74,8 @@ def test_edit_refuses_unsafe_tex_naming_the_command(cli: RunCli, project: Projec
 
 
 @pytest.fixture
-def hostile_model(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
+def hostile_model(fast_retries: None, provider_key: str) -> Iterator[FakeOpenAI]:
     """A provider whose first answer for each paper carries \\href; the re-ask gets a clean one."""
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
 
     def answer(body: dict[str, Any]) -> dict[str, Any]:
         data = default_answer(body)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,23 +17,18 @@ from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.pdfs import encrypted_pdf, image_only_pdf, paper_pdf
 
 
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeArxiv]:
-    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
-    with FakeArxiv() as server:
-        yield server
-
-
-def venue_with(project: Project, fake: FakeArxiv, source: dict[str, object], **arxiv: object) -> Settings:
+def venue_with(project: Project, fake_arxiv: FakeArxiv, source: dict[str, object], **arxiv: object) -> Settings:
     venues = [dict(v) for v in project.config["venues"]]
     venues[0]["source"] = source
-    project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": fake.api_url, "timeout_s": 5, **arxiv})
+    project.write_config(venues=venues, arxiv={"delay_s": 0, "api_url": fake_arxiv.api_url, "timeout_s": 5, **arxiv})
     return project.settings()
 
 
-def fetch_list(project: Project, fake: FakeArxiv, text: str, **arxiv: object) -> tuple[Settings, Store, StageReport]:
+def fetch_list(
+    project: Project, fake_arxiv: FakeArxiv, text: str, **arxiv: object
+) -> tuple[Settings, Store, StageReport]:
     (project.root / "papers.txt").write_text(text, encoding="utf-8")
-    settings = venue_with(project, fake, {"type": "list", "path": "papers.txt"}, **arxiv)
+    settings = venue_with(project, fake_arxiv, {"type": "list", "path": "papers.txt"}, **arxiv)
     store = Store(settings.outputs_dir)
     return settings, store, fetch_venue(settings, store, "ICML2026")
 
@@ -114,86 +109,90 @@ def test_titles_match_closely_but_not_a_near_miss() -> None:
 # -- the API ---------------------------------------------------------------------------------
 
 
-def test_ids_are_batched_by_100_with_max_results(project: Project, fake: FakeArxiv) -> None:
+def test_ids_are_batched_by_100_with_max_results(project: Project, fake_arxiv: FakeArxiv) -> None:
     for n in range(1, 251):
-        fake.add(FakePaper(f"2502.{n:05d}", f"Paper number {n}"))
-    settings = venue_with(project, fake, {"type": "list", "path": "config.yaml"})
+        fake_arxiv.add(FakePaper(f"2502.{n:05d}", f"Paper number {n}"))
+    settings = venue_with(project, fake_arxiv, {"type": "list", "path": "config.yaml"})
     api = ArxivAPI(settings.arxiv)
     wanted = [f"2502.{n:05d}" for n in range(1, 251)]
     found, failed = api.by_ids(wanted)
     assert set(found) == set(wanted) and not failed
-    calls = fake.api_requests()
+    calls = fake_arxiv.api_requests()
     assert [len(r.ids) for r in calls] == [100, 100, 50]
     assert [int(r.params["max_results"]) for r in calls] == [100, 100, 50]
 
 
-def test_unknown_id_is_asked_once_more_then_not_found(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00001", "Known"))
-    settings = venue_with(project, fake, {"type": "list", "path": "config.yaml"})
+def test_unknown_id_is_asked_once_more_then_not_found(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Known"))
+    settings = venue_with(project, fake_arxiv, {"type": "list", "path": "config.yaml"})
     found, failed = ArxivAPI(settings.arxiv).by_ids(["2501.00001", "2501.09999"])
     assert set(found) == {"2501.00001"}
     assert failed == {"2501.09999": "not found on arXiv"}
-    assert fake.requested_ids() == [["2501.00001", "2501.09999"], ["2501.09999"]]
+    assert fake_arxiv.requested_ids() == [["2501.00001", "2501.09999"], ["2501.09999"]]
 
 
 def test_error_entry_is_not_a_paper(project: Project) -> None:
-    with FakeArxiv([FakePaper("2501.00001", "Known")], error_entries=True) as fake:
-        settings = venue_with(project, fake, {"type": "list", "path": "config.yaml"})
+    with FakeArxiv([FakePaper("2501.00001", "Known")], error_entries=True) as fake_arxiv:
+        settings = venue_with(project, fake_arxiv, {"type": "list", "path": "config.yaml"})
         found, failed = ArxivAPI(settings.arxiv).by_ids(["2501.09999"])
     assert found == {} and failed == {"2501.09999": "not found on arXiv"}
 
 
-def test_503_then_success_is_retried(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00001", "Known"))
-    fake.fail_api(503, times=2)
-    _settings, _store, report = fetch_list(project, fake, "2501.00001\n")
+def test_503_then_success_is_retried(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Known"))
+    fake_arxiv.fail_api(503, times=2)
+    _settings, _store, report = fetch_list(project, fake_arxiv, "2501.00001\n")
     assert report.ok, report.failures
-    assert [r.status for r in fake.api_requests()] == [503, 503, 200]
+    assert [r.status for r in fake_arxiv.api_requests()] == [503, 503, 200]
 
 
-def test_persistent_429_fails_the_batch_not_the_run(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00001", "Known"))
-    fake.fail_api(429, times=sources.RETRY_ATTEMPTS * 2)
-    _settings, store, report = fetch_list(project, fake, "2501.00001\n")
+def test_persistent_429_fails_the_batch_not_the_run(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Known"))
+    fake_arxiv.fail_api(429, times=sources.RETRY_ATTEMPTS * 2)
+    _settings, store, report = fetch_list(project, fake_arxiv, "2501.00001\n")
     assert report.failures == [("2501.00001", "the arXiv API answered HTTP 429")]
     assert store.load("ICML2026", "2501.00001").failures["fetch"].reason == "the arXiv API answered HTTP 429"
 
 
-def test_malformed_id_is_never_sent(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00001", "Known"))
-    _settings, store, report = fetch_list(project, fake, "2501.00001\n2501.1\n")
-    assert [r.ids for r in fake.api_requests()] == [["2501.00001"]]  # one malformed id would make arXiv answer 400
+def test_malformed_id_is_never_sent(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Known"))
+    _settings, store, report = fetch_list(project, fake_arxiv, "2501.00001\n2501.1\n")
+    assert [r.ids for r in fake_arxiv.api_requests()] == [
+        ["2501.00001"]
+    ]  # one malformed id would make arXiv answer 400
     failures = dict(report.failures)
     assert list(failures.values()) == ["malformed arXiv id '2501.1'"]
     assert store.load("ICML2026", "2501.00001").fetch.text_path
 
 
-def test_title_that_matches_is_resolved_and_a_near_miss_is_not(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00007", "Attention Is Not All You Need", "Pure attention loses rank."))
-    fake.add(FakePaper("2501.00008", "Direct Preference Optimization: Your Language Model is Secretly a Reward Model"))
+def test_title_that_matches_is_resolved_and_a_near_miss_is_not(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00007", "Attention Is Not All You Need", "Pure attention loses rank."))
+    fake_arxiv.add(
+        FakePaper("2501.00008", "Direct Preference Optimization: Your Language Model is Secretly a Reward Model")
+    )
     text = "Attention Is All You Need\ndirect preference optimization your language model is secretly a reward model\n"
-    _settings, store, report = fetch_list(project, fake, text)
+    _settings, store, report = fetch_list(project, fake_arxiv, text)
     assert dict(report.failures) == {"attention-is-all-you-need": "no arXiv match for title"}
     resolved = store.load("ICML2026", "2501.00008")
     assert resolved.title.startswith("Direct Preference Optimization")
     assert store.get("ICML2026", "2501.00007") is None, "never summarise the wrong paper"
 
 
-def test_a_title_that_resolves_later_leaves_no_stale_record(project: Project, fake: FakeArxiv) -> None:
+def test_a_title_that_resolves_later_leaves_no_stale_record(project: Project, fake_arxiv: FakeArxiv) -> None:
     text = "Scaling Sparse Experts Without Tears\n"
-    _settings, store, report = fetch_list(project, fake, text)
+    _settings, store, report = fetch_list(project, fake_arxiv, text)
     assert dict(report.failures) == {"scaling-sparse-experts-without-tears": "no arXiv match for title"}
-    fake.add(FakePaper("2501.00009", "Scaling Sparse Experts Without Tears"))  # the paper appears on arXiv
-    _settings, store, report = fetch_list(project, fake, text)
+    fake_arxiv.add(FakePaper("2501.00009", "Scaling Sparse Experts Without Tears"))  # the paper appears on arXiv
+    _settings, store, report = fetch_list(project, fake_arxiv, text)
     assert report.ok
     assert [r.id for r in store.records("ICML2026")] == ["2501.00009"]
 
 
-def test_arxiv_query_source(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00001", "Accepted One", comment="Accepted at ICML 2026"))
-    fake.add(FakePaper("2501.00002", "Accepted Two", comment="ICML 2026 (oral)"))
-    fake.add(FakePaper("2501.00003", "Elsewhere", comment="NeurIPS 2025"))
-    settings = venue_with(project, fake, {"type": "arxiv_query", "query": 'co:"ICML 2026"', "max_results": 50})
+def test_arxiv_query_source(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Accepted One", comment="Accepted at ICML 2026"))
+    fake_arxiv.add(FakePaper("2501.00002", "Accepted Two", comment="ICML 2026 (oral)"))
+    fake_arxiv.add(FakePaper("2501.00003", "Elsewhere", comment="NeurIPS 2025"))
+    settings = venue_with(project, fake_arxiv, {"type": "arxiv_query", "query": 'co:"ICML 2026"', "max_results": 50})
     store = Store(settings.outputs_dir)
     report = fetch_venue(settings, store, "ICML2026")
     assert report.ok
@@ -219,11 +218,11 @@ def test_arxiv_query_source(project: Project, fake: FakeArxiv) -> None:
     ],
 )
 def test_what_is_not_a_pdf_fails_with_a_reason(
-    project: Project, fake: FakeArxiv, body: bytes, status: int, content_type: str, reason: str
+    project: Project, fake_arxiv: FakeArxiv, body: bytes, status: int, content_type: str, reason: str
 ) -> None:
-    fake.add(FakePaper("2501.00001", "Known", "An abstract we can still use."))
-    fake.set_pdf("2501.00001", body, status=status, content_type=content_type)
-    settings, store, report = fetch_list(project, fake, "2501.00001\n")
+    fake_arxiv.add(FakePaper("2501.00001", "Known", "An abstract we can still use."))
+    fake_arxiv.set_pdf("2501.00001", body, status=status, content_type=content_type)
+    settings, store, report = fetch_list(project, fake_arxiv, "2501.00001\n")
     (_paper, why), *_ = report.failures
     assert why.startswith(reason)
     record = store.load("ICML2026", "2501.00001")
@@ -236,55 +235,55 @@ def test_what_is_not_a_pdf_fails_with_a_reason(
     [(encrypted_pdf, "the PDF is encrypted"), (image_only_pdf, "the PDF has no text layer")],
 )
 def test_unreadable_pdfs_fail_but_keep_the_abstract(
-    project: Project, fake: FakeArxiv, make: Callable[[], bytes], reason: str
+    project: Project, fake_arxiv: FakeArxiv, make: Callable[[], bytes], reason: str
 ) -> None:
-    fake.add(FakePaper("2501.00001", "Known", "The arXiv abstract.", pdf=make()))
-    _settings, store, report = fetch_list(project, fake, "2501.00001\n")
+    fake_arxiv.add(FakePaper("2501.00001", "Known", "The arXiv abstract.", pdf=make()))
+    _settings, store, report = fetch_list(project, fake_arxiv, "2501.00001\n")
     assert report.counts == {"fetched": 0, "cached": 0, "failed": 1}
     record = store.load("ICML2026", "2501.00001")
     assert record.failures["fetch"].reason.startswith(reason)
     assert record.fetch.abstract_only and record.abstract == "The arXiv abstract."
 
 
-def test_pdf_over_the_size_cap(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00001", "Known", pdf=paper_pdf("Known", "Abstract.")))
-    _settings, _store, report = fetch_list(project, fake, "2501.00001\n", max_pdf_mb=0.01)
+def test_pdf_over_the_size_cap(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Known", pdf=paper_pdf("Known", "Abstract.")))
+    _settings, _store, report = fetch_list(project, fake_arxiv, "2501.00001\n", max_pdf_mb=0.01)
     (_, why), *_ = report.failures
     assert "larger than arxiv.max_pdf_mb" in why
 
 
-def test_pdf_503_then_ok_and_pdfs_are_cached_by_hash(project: Project, fake: FakeArxiv) -> None:
-    fake.add(FakePaper("2501.00001", "Known"))
-    fake.add(FakePaper("2501.00002", "Other"))
-    fake.fail_pdf("2501.00001", 503, times=1)
-    settings, store, report = fetch_list(project, fake, "2501.00001\n2501.00002\n", pdf_concurrency=2)
+def test_pdf_503_then_ok_and_pdfs_are_cached_by_hash(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Known"))
+    fake_arxiv.add(FakePaper("2501.00002", "Other"))
+    fake_arxiv.fail_pdf("2501.00001", 503, times=1)
+    settings, store, report = fetch_list(project, fake_arxiv, "2501.00001\n2501.00002\n", pdf_concurrency=2)
     assert report.ok, report.failures
-    assert fake.pdf_requests() == {"2501.00001": 2, "2501.00002": 1}
+    assert fake_arxiv.pdf_requests() == {"2501.00001": 2, "2501.00002": 1}
     record = store.load("ICML2026", "2501.00001")
     assert (settings.cache_dir / "pdf" / f"{record.fetch.pdf_sha256}.pdf").is_file()
     assert record.fetch.text_path == f"text/{record.fetch.pdf_sha256}.json"
 
 
 def test_records_are_saved_and_a_rerun_after_a_lost_text_cache_requests_only_the_pdf(
-    project: Project, fake: FakeArxiv
+    project: Project, fake_arxiv: FakeArxiv
 ) -> None:
-    fake.add(FakePaper("2501.00001", "Known"))
-    settings, store, report = fetch_list(project, fake, "2501.00001\n")
+    fake_arxiv.add(FakePaper("2501.00001", "Known"))
+    settings, store, report = fetch_list(project, fake_arxiv, "2501.00001\n")
     record = store.load("ICML2026", "2501.00001")
     for path in (settings.cache_dir).rglob("*.*"):
         path.unlink()
-    fake.reset_log()
+    fake_arxiv.reset_log()
     report = fetch_venue(settings, store, "ICML2026")
     assert report.counts["fetched"] == 1
-    assert fake.api_calls() == 0 and fake.pdf_requests() == {"2501.00001": 1}
+    assert fake_arxiv.api_calls() == 0 and fake_arxiv.pdf_requests() == {"2501.00001": 1}
     assert store.load("ICML2026", "2501.00001").fetch.text_path == record.fetch.text_path
 
 
 # -- real recorded answers -------------------------------------------------------------------------
 
 
-def test_every_recorded_atom_file_parses(project: Project, fake: FakeArxiv, real_fixtures: Path) -> None:
-    settings = venue_with(project, fake, {"type": "list", "path": "config.yaml"})
+def test_every_recorded_atom_file_parses(project: Project, fake_arxiv: FakeArxiv, real_fixtures: Path) -> None:
+    settings = venue_with(project, fake_arxiv, {"type": "list", "path": "config.yaml"})
     api = ArxivAPI(settings.arxiv)
     expected = {
         "id_1605.08386_s0_m100.xml": 1,
@@ -295,16 +294,16 @@ def test_every_recorded_atom_file_parses(project: Project, fake: FakeArxiv, real
         "id_list_1111.2011v2.xml": 1,
     }
     for name, count in expected.items():
-        fake.reply_api((real_fixtures / "arxiv" / name).read_bytes())
+        fake_arxiv.reply_api((real_fixtures / "arxiv" / name).read_bytes())
         results = api.page(query="recorded", size=100)
         assert len(results) == count, name
         for result in results:
             assert result.title.strip() and result.summary.strip() and result.authors
             assert "\n" not in result.title
-    fake.reply_api((real_fixtures / "arxiv" / "id_0000.0000_s0_m100.xml").read_bytes())
-    fake.reply_api((real_fixtures / "arxiv" / "id_0000.0000_s0_m100.xml").read_bytes())
+    fake_arxiv.reply_api((real_fixtures / "arxiv" / "id_0000.0000_s0_m100.xml").read_bytes())
+    fake_arxiv.reply_api((real_fixtures / "arxiv" / "id_0000.0000_s0_m100.xml").read_bytes())
     found, failed = api.by_ids(["2501.09999"])  # answered with the recorded empty feed, twice
     assert found == {} and failed == {"2501.09999": "not found on arXiv"}
-    fake.reply_api((real_fixtures / "arxiv" / "id_list_1111.2011v2.xml").read_bytes())
+    fake_arxiv.reply_api((real_fixtures / "arxiv" / "id_list_1111.2011v2.xml").read_bytes())
     found, failed = api.by_ids(["1111.2011v2"])
     assert found["1111.2011v2"].title.startswith("Quantum Criticality for Extended Nodes")

@@ -93,6 +93,18 @@ def test_corrupt_or_foreign_record_is_a_clear_error(tmp_path: Path) -> None:
         store.load("ICML2026", "x")
 
 
+def test_record_breaking_its_schema_names_every_key(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.path("ICML2026", "x")
+    path.parent.mkdir(parents=True)
+    record = json.loads(Record(venue="ICML2026", id="x", title="T").model_dump_json())
+    record.update(colour="red", title=["not", "text"])
+    path.write_text(json.dumps(record), "utf-8")
+    with pytest.raises(RecordError) as caught:
+        store.load("ICML2026", "x")
+    assert str(caught.value).endswith("x.json: 2 problems: colour: unknown key; title: Input should be a valid string")
+
+
 def test_hostile_ids_never_leave_the_folder(tmp_path: Path) -> None:
     store = Store(tmp_path)
     for bad in ("../x", "a/b", "..", "", ".hidden"):

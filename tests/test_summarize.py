@@ -8,7 +8,6 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,16 +26,8 @@ N = 33
 CONCURRENCY = 8
 
 
-@pytest.fixture(autouse=True)
-def _fast(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(latency=0.03) as fake:
-        yield fake
+FAKE_OPENAI = {"latency": 0.03}
+pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")
 
 
 def configure(project: Project, server: FakeOpenAI, **llm_settings: object) -> None:

@@ -85,7 +85,8 @@ def test_cut_sections_are_the_same_as_a_search_over_the_whole_text() -> None:
     import random
     import re
 
-    from summarizer.extract import _cut_to_tokens, estimate_tokens
+    from summarizer.paper_input import _cut_to_tokens
+    from summarizer.tokens import estimate_tokens
 
     cjk = re.compile(r"[\u3000-\u9fff\uf900-\ufaff]")
 

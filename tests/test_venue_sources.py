@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, RunCli
-from summarizer import sources
 from summarizer.config import load_settings
 from summarizer.sources import virtual_site
 from summarizer.sources.arxiv_query import acceptance
@@ -25,9 +24,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "sources"
 CONTACT = "digests@example.org"
 
 
-@pytest.fixture(autouse=True)
-def _fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
+pytestmark = pytest.mark.usefixtures("fast_retries")
 
 
 @pytest.fixture

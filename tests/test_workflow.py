@@ -9,14 +9,11 @@ published site and of the preview.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-import summarizer.llm as llm
 from conftest import Project, RunCli, summary_text
-from summarizer import sources
 from summarizer.store import Record
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI
@@ -38,30 +35,19 @@ HUMAN_TEXT = summary_text("人工改写的长上下文稀疏注意力")
 FEEDBACK = "请突出 KV cache 的显存节省，并删去与基线无关的细节"
 
 
-@pytest.fixture
-def arxiv(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeArxiv]:
-    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
-    with FakeArxiv([FakePaper(**vars(p)) for p in PAPERS]) as server:
-        yield server
+ARXIV_PAPERS = PAPERS
+FAKE_OPENAI = {"latency": 0.01}
 
 
 @pytest.fixture
-def provider(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAI]:
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
-    monkeypatch.setenv(KEY_ENV, KEY)
-    with FakeOpenAI(latency=0.01) as server:
-        yield server
-
-
-@pytest.fixture
-def configured(project: Project, arxiv: FakeArxiv, provider: FakeOpenAI) -> Project:
+def configured(project: Project, fake_arxiv: FakeArxiv, server: FakeOpenAI) -> Project:
     (project.root / "icml.txt").write_text("".join(p.arxiv_id + "\n" for p in PAPERS), "utf-8")
     venues = [dict(v) for v in project.config["venues"]]
     venues[0]["source"] = {"type": "list", "path": "icml.txt"}
     project.write_config(
         venues=venues,
-        arxiv={"delay_s": 0, "api_url": arxiv.api_url, "timeout_s": 5},
-        llm={"base_url": provider.base_url, "api_key_env": KEY_ENV, "max_attempts": 3, "timeout_s": 5},
+        arxiv={"delay_s": 0, "api_url": fake_arxiv.api_url, "timeout_s": 5},
+        llm={"base_url": server.base_url, "api_key_env": KEY_ENV, "max_attempts": 3, "timeout_s": 5},
     )
     return project
 
@@ -83,15 +69,17 @@ def model_text(record: Record, number: int) -> str:
     return version.summary
 
 
-def test_run_review_regen_run_build(configured: Project, cli: RunCli, arxiv: FakeArxiv, provider: FakeOpenAI) -> None:
+def test_run_review_regen_run_build(
+    configured: Project, cli: RunCli, fake_arxiv: FakeArxiv, server: FakeOpenAI
+) -> None:
     store = configured.store()
     outputs = configured.settings().outputs_dir
 
     # -- run: fetch + summarize + preview ------------------------------------------------
     first = cli("run", VENUE)
     assert first.code == 0, first.err
-    assert provider.calls == len(PAPERS) and set(provider.calls_by_title().values()) == {1}
-    assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in provider.requests)  # the named variable
+    assert server.calls == len(PAPERS) and set(server.calls_by_title().values()) == {1}
+    assert all(r.headers["authorization"] == f"Bearer {KEY}" for r in server.requests)  # the named variable
     preview_yml = outputs / "preview" / "mkdocs.yml"
     assert f"mkdocs serve -f {preview_yml}" in first.err
     assert preview_yml.is_file()
@@ -99,7 +87,7 @@ def test_run_review_regen_run_build(configured: Project, cli: RunCli, arxiv: Fak
         record = store.load(VENUE, paper.arxiv_id)
         assert record.status == "draft" and [v.origin for v in record.versions] == ["llm"]
         assert record.fetch.text_path and paper.title in model_text(record, 1)
-    arxiv_requests = len(arxiv.requests)
+    arxiv_requests = len(fake_arxiv.requests)
 
     # -- edit one with flags --------------------------------------------------------------
     edit = cli("review", "edit", f"{VENUE}/{EDITED}", "--summary", HUMAN_TEXT, "--tags", "大语言模型,推理",
@@ -120,13 +108,13 @@ def test_run_review_regen_run_build(configured: Project, cli: RunCli, arxiv: Fak
     assert store.load(VENUE, REJECTED).note == "不是本会议的论文"
 
     # -- regen the edited one with feedback: exactly one call, the feedback and the old text in it ----------
-    before = provider.calls
+    before = server.calls
     regen = cli("regen", f"{VENUE}/{EDITED}", "--feedback", FEEDBACK)
     assert regen.code == 0, regen.err
-    assert provider.calls == before + 1
-    prompt = "\n".join(m["content"] for m in provider.requests[-1].body["messages"])
+    assert server.calls == before + 1
+    prompt = "\n".join(m["content"] for m in server.requests[-1].body["messages"])
     assert FEEDBACK in prompt and "审稿意见" in prompt and HUMAN_TEXT in prompt
-    assert provider.requests[-1].title == TITLES[EDITED]
+    assert server.requests[-1].title == TITLES[EDITED]
     regenerated = store.load(VENUE, EDITED)
     assert [v.origin for v in regenerated.versions] == ["llm", "human", "llm"]
     assert regenerated.status == "approved" and regenerated.approved_version == 2  # v3 waits
@@ -135,11 +123,11 @@ def test_run_review_regen_run_build(configured: Project, cli: RunCli, arxiv: Fak
 
     # -- run again: nothing fetched, no model call, no record rewritten -------------------------
     snapshot = {p.arxiv_id: record_bytes(configured, p.arxiv_id) for p in PAPERS}
-    calls = provider.calls
+    calls = server.calls
     again = cli("run", VENUE)
     assert again.code == 0, again.err
-    assert provider.calls == calls
-    assert len(arxiv.requests) == arxiv_requests
+    assert server.calls == calls
+    assert len(fake_arxiv.requests) == arxiv_requests
     assert {p.arxiv_id: record_bytes(configured, p.arxiv_id) for p in PAPERS} == snapshot
     assert "mkdocs serve -f" in again.err
 
@@ -176,7 +164,7 @@ def test_run_review_regen_run_build(configured: Project, cli: RunCli, arxiv: Fak
     assert TITLES[REJECTED] not in preview
     assert preview.count("（📝 草稿）") == 2 and preview.count("（📝 修订待审）") == 1
 
-    # Approving the pending draft publishes it (clarification 2).
+    # Approving the pending draft publishes it.
     assert cli("review", "approve", f"{VENUE}/{EDITED}").code == 0
     assert cli("build").code == 0
     republished = field_pages(outputs / "site")
@@ -184,7 +172,7 @@ def test_run_review_regen_run_build(configured: Project, cli: RunCli, arxiv: Fak
 
 
 def test_force_and_import_never_replace_approved_or_human_work(
-    configured: Project, cli: RunCli, provider: FakeOpenAI
+    configured: Project, cli: RunCli, server: FakeOpenAI
 ) -> None:
     store = configured.store()
     assert cli("run", VENUE).code == 0
@@ -195,10 +183,10 @@ def test_force_and_import_never_replace_approved_or_human_work(
     kept = (EDITED, OTHER, DRAFT_1)
     snapshot = {paper: record_bytes(configured, paper) for paper in kept}
 
-    calls = provider.calls
+    calls = server.calls
     forced = cli("summarize", VENUE, "--force")
     assert forced.code == 0, forced.err
-    assert provider.calls == calls + 2  # only the two plain model drafts (REJECTED and DRAFT_2, not rejected here)
+    assert server.calls == calls + 2  # only the two plain model drafts (REJECTED and DRAFT_2, not rejected here)
     assert {paper: record_bytes(configured, paper) for paper in kept} == snapshot
     assert "3 approved or edited (kept)" in forced.err
     assert len(store.load(VENUE, DRAFT_2).versions) == 1  # the same answer again adds no version (issue 11)
@@ -232,7 +220,7 @@ def test_force_and_import_never_replace_approved_or_human_work(
 
 
 def test_an_imported_paper_with_only_an_abstract_can_be_regenerated(
-    configured: Project, cli: RunCli, provider: FakeOpenAI
+    configured: Project, cli: RunCli, server: FakeOpenAI
 ) -> None:
     """An old site's paper arrives by import with no arXiv id or PDF: regen writes from its abstract."""
     line = {
@@ -255,4 +243,4 @@ def test_an_imported_paper_with_only_an_abstract_can_be_regenerated(
     assert result.code == 0, result.err
     after = configured.store().load("ICLR2026", record.id)
     assert [v.origin for v in after.versions] == ["import", "llm"] and after.has_pending_draft
-    assert "token budget" in json.dumps(provider.requests[-1].body, ensure_ascii=False)  # the abstract was read
+    assert "token budget" in json.dumps(server.requests[-1].body, ensure_ascii=False)  # the abstract was read

@@ -12,6 +12,7 @@ import unicodedata
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
+from .cjk import CJK, CJK_RANGES
 from .config import Settings, TagSettings
 from .errors import SummaryRejected
 from .texguard import unsafe_tex_commands
@@ -24,8 +25,7 @@ STYLE_MAX_CHARS = 360
 STYLE_MIN_CJK_SHARE = 0.25
 MAX_TAGS = 5
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LETTER_OR_CJK = re.compile(r"[A-Za-z\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LETTER_OR_CJK = re.compile(f"[A-Za-z{CJK_RANGES}]")
 _PREAMBLE = re.compile(r"^\s*(摘要|总结|概要|中文摘要|Summary)\s*[:：]")
 _MARKDOWN_BLOCK = re.compile(r"^\s*(#{1,6}\s|[-*+]\s|\d+\.\s|>)")
 
@@ -43,14 +43,14 @@ def cjk_share(text: str) -> float:
     letters = _LETTER_OR_CJK.findall(text)
     if not letters:
         return 0.0
-    return sum(1 for ch in letters if _CJK.match(ch)) / len(letters)
+    return sum(1 for ch in letters if CJK.match(ch)) / len(letters)
 
 
 def summary_problems(text: str) -> list[str]:
     problems = []
     if not text:
         return ["the summary is empty"]
-    if not _CJK.search(text):
+    if not CJK.search(text):
         problems.append("the summary has no Chinese: write it in Chinese, keeping technical terms in English")
     if "\n" in text or "\r" in text:
         problems.append("the summary has line breaks: it must be one paragraph on one line")
@@ -71,7 +71,7 @@ def summary_warnings(text: str) -> list[str]:
     warnings = []
     if not STYLE_MIN_CHARS <= len(text) <= STYLE_MAX_CHARS:
         warnings.append(f"length {len(text)} outside {STYLE_MIN_CHARS}-{STYLE_MAX_CHARS}")
-    if _CJK.search(text) and cjk_share(text) < STYLE_MIN_CJK_SHARE:
+    if CJK.search(text) and cjk_share(text) < STYLE_MIN_CJK_SHARE:
         warnings.append(f"little Chinese ({cjk_share(text):.0%})")
     if _PREAMBLE.match(text):
         warnings.append("starts with a preamble like 摘要：")
@@ -135,7 +135,7 @@ def _spaced(before: str, after: str) -> bool:
     """Whether joining two lines needs a space: not between Chinese characters, nor next to full-width punctuation."""
     if _WIDE_PUNCTUATION.match(before) or _WIDE_PUNCTUATION.match(after):
         return False
-    return not (_CJK.match(before) and _CJK.match(after))
+    return not (CJK.match(before) and CJK.match(after))
 
 
 def join_lines(text: str) -> tuple[str, int]:
@@ -163,7 +163,7 @@ def human_tags(raw: list[str], tags: TagSettings) -> tuple[list[str], list[str]]
 
 
 def human_summary_warnings(summary: str) -> list[str]:
-    warnings = [] if _CJK.search(summary) else ["no Chinese"]
+    warnings = [] if CJK.search(summary) else ["no Chinese"]
     return warnings + summary_warnings(summary)
 
 

@@ -12,12 +12,13 @@ import os
 import re
 import unicodedata
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, Self
 
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from .errors import ConfigError, MissingAPIKeyError, UnknownVenue
+from .validation import describe, key_path, ordered_errors, validation_message
 
 CONFIG_ENV = "SUMMARIZER_CONFIG"
 DEFAULT_CONFIG_NAME = "config.yaml"
@@ -144,30 +145,26 @@ class Source(_Section):
         return self
 
 
-class Venue(_Section):
+class _Named(_Section):
+    """A venue or a field: an id (a folder name), a display name (the id when absent), an emoji."""
+
     id: SafeId
     name: str = ""
     emoji: str = ""
+
+    @model_validator(mode="after")
+    def _name_defaults_to_id(self) -> Self:
+        if not self.name:
+            self.name = self.id
+        return self
+
+
+class Venue(_Named):
     source: Source | None = None
 
-    @model_validator(mode="after")
-    def _name_defaults_to_id(self) -> Venue:
-        if not self.name:
-            self.name = self.id
-        return self
 
-
-class FieldSpec(_Section):
-    id: SafeId
-    name: str = ""
-    emoji: str = ""
+class FieldSpec(_Named):
     description: str = ""
-
-    @model_validator(mode="after")
-    def _name_defaults_to_id(self) -> FieldSpec:
-        if not self.name:
-            self.name = self.id
-        return self
 
 
 class TagSettings(_Section):
@@ -257,42 +254,13 @@ def find_config_file(explicit: str | os.PathLike[str] | None) -> Path:
     return Path(DEFAULT_CONFIG_NAME)
 
 
-def _key_path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif part in ("function-after", "function-before") or str(part).startswith(("function-", "list[", "dict[")):
-            continue
-        else:
-            out += f".{part}" if out else str(part)
-    return out
-
-
-def _describe(error: Any) -> str:
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        return "unknown key"
-    if kind == "missing":
-        return "missing (required)"
-    message = str(error["msg"])
-    message = message.removeprefix("Value error, ")
-    value = error.get("input")
-    if kind not in ("value_error", "assertion_error") and not isinstance(value, (dict, list)):
-        message += f" (got {value!r})"
-    return message
-
-
 def _every_problem(exc: ValidationError, shown: str) -> ConfigError:
     """One ConfigError naming every problem with its key path, so one edit fixes them all."""
-    # An unknown key first: "fieldz: unknown key" explains "fields: missing".
-    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
-    first = errors[0]
-    key = _key_path(first["loc"]) or None
-    if len(errors) == 1:
-        return ConfigError(_describe(first), file=shown, key=key)
-    problems = "; ".join(f"{_key_path(e['loc']) or 'top level'}: {_describe(e)}" for e in errors)
-    error = ConfigError(f"{len(errors)} problems: {problems}", file=shown)
+    first = ordered_errors(exc)[0]
+    key = key_path(first["loc"]) or None
+    if exc.error_count() == 1:
+        return ConfigError(describe(first), file=shown, key=key)
+    error = ConfigError(validation_message(exc, top="top level"), file=shown)
     error.key = key
     return error
 

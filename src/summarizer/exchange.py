@@ -10,12 +10,12 @@ reported, each with its line number and field.  By default an import is all
 or nothing; with ``skip_invalid`` the good lines go in and the others are
 written, unchanged plus an ``"error"`` key, to a rejected file.
 
-Imported text is human text (clarification 6): hard errors only for what
-cannot be published safely or placed, everything else is a warning kept with
-the version.  An imported version never replaces an approved or human one: on
-such a paper it waits as a pending draft, whatever status the line asks for
-(clarification 4).  A line whose text any version already holds adds nothing,
-so importing an export of the same records changes no byte.
+Imported text is human text (README, "Human text is judged as human text"):
+hard errors only for what cannot be published safely or placed, everything
+else is a warning kept with the version.  An imported version never replaces
+an approved or human one: on such a paper it waits as a pending draft,
+whatever status the line asks for.  A line whose text any version already
+holds adds nothing, so importing an export of the same records changes no byte.
 """
 
 from __future__ import annotations
@@ -45,6 +45,7 @@ from .report import Report
 from .store import Origin, Record, Status, Store, Version
 from .texguard import unsafe_tex_commands
 from .textsafe import clean_line, clean_text
+from .validation import validation_problems
 
 EXPORT_KEYS = (
     "venue", "id", "title", "summary", "tags", "field", "status",
@@ -254,16 +255,6 @@ class _TitleIndex:
         return ids[0] if len(ids) == 1 else None
 
 
-def _validation_problems(exc: ValidationError) -> list[str]:
-    problems = []
-    for error in exc.errors():
-        key = ".".join(str(p) for p in error["loc"]) or "line"
-        unknown = error["type"] == "extra_forbidden"
-        message = "unknown key" if unknown else error["msg"].removeprefix("Value error, ")
-        problems.append(f"{key}: {message}")
-    return problems
-
-
 class _LineRejected(SummaryRejected):
     """A bad line; ``line`` is the parsed line when its keys were readable (to find duplicates still)."""
 
@@ -288,7 +279,7 @@ def _check_line(number: int, data: dict[str, Any], settings: Settings, venues: s
     try:
         line = ImportLine.model_validate(fields)
     except ValidationError as exc:
-        raise _LineRejected(_validation_problems(exc)) from None
+        raise _LineRejected(validation_problems(exc, top="line")) from None
     problems: list[str] = []
     if line.venue not in venues:
         problems.append(f"venue: unknown venue {shown(line.venue)} (add it to config.yaml)")
@@ -465,7 +456,7 @@ def _set(record: Record, attr: str, value: object, normal: Any) -> None:
         setattr(record, attr, value)
 
 
-def _apply_metadata(record: Record, line: ImportLine) -> None:
+def _apply_import_metadata(record: Record, line: ImportLine) -> None:
     _set(record, "title", line.title, clean_line)
     if line.url is not None:
         record.url = line.url
@@ -480,7 +471,7 @@ def _apply_metadata(record: Record, line: ImportLine) -> None:
 
 
 def _apply_status(record: Record, status: Status, version: Version, added: bool, is_new: bool) -> None:
-    """The line's status, on a paper with no approved or human version (clarification 4)."""
+    """The line's status, on a paper with no approved or human version (any other gets a pending draft)."""
     if status == "approved":
         record.approve(version.number)
     elif status == "rejected":
@@ -496,7 +487,7 @@ def _import_line(checked: CheckedLine, store: Store, result: ImportResult) -> bo
     existing = store.get(line.venue, pid)
     record = existing or Record(venue=line.venue, id=pid, title=line.title)
     protected = existing is not None and (existing.approved is not None or existing.has_human_version)
-    _apply_metadata(record, line)
+    _apply_import_metadata(record, line)
     version, added = _ensure_version(record, (line.summary, line.tags, line.field), checked.raw, checked.warnings)
     if not protected:
         _apply_status(record, line.status, version, added, existing is None)

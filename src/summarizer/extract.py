@@ -1,10 +1,9 @@
-"""Text stage: a paper's PDF → its sections (title, abstract, introduction, conclusion, rest),
-cached as JSON in ``cache/text/``, and the model's input cut to ``llm.input_token_budget``.
+"""Text stage: a paper's PDF → its sections (title, abstract, introduction, conclusion, rest).
 
-Interface used by the summarize stage (keep these names and signatures):
-``PaperText``, ``load_paper_text``, ``estimate_tokens``, ``model_input``, ``text_cache_path``.
-The fetch stage uses ``extract_pdf`` (bytes or path → ``PaperText``; raises ``FetchError``
-with a plain reason for encrypted, damaged or image-only PDFs).
+It knows nothing of settings, records or the cache: ``extract_pdf`` (bytes or path →
+``PaperText``; raises ``FetchError`` with a plain reason for encrypted, damaged or image-only
+PDFs) is all the fetch stage calls; ``cache.CacheLayout`` says where the result is kept and
+``paper_input`` what of it the model reads.
 
 Sections are found on pymupdf's text blocks (plain text extraction, ligatures
 expanded, line-end hyphens joined, spacing accents such as ``Teˇsanovi´c``
@@ -23,12 +22,7 @@ import unicodedata
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .config import Settings
 from .errors import FetchError
-from .store import Record
-from .tokens import estimate_tokens
-
-TEXT_DIR = "text"
 
 
 @dataclass
@@ -47,70 +41,6 @@ class PaperText:
     def from_json(cls, text: str) -> PaperText:
         data = json.loads(text)
         return cls(**{k: data.get(k, v) for k, v in asdict(cls()).items()})
-
-
-def load_paper_text(settings: Settings, record: Record) -> PaperText | None:
-    """The cached sections of a fetched paper, or None when its text was never extracted."""
-    if not record.fetch.text_path:
-        return None
-    path = settings.cache_dir / record.fetch.text_path
-    try:
-        return PaperText.from_json(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
-        return None
-
-
-_CUT_MARK = " …"
-
-
-def _cut_to_tokens(text: str, tokens: int) -> str:
-    """``text`` within ``tokens`` estimated tokens; a cut one ends with " …", counted in the budget."""
-    if tokens <= 0:
-        return ""
-    # A text of n characters is at least ceil(n / 4) tokens, so one longer than 4 × tokens cannot fit,
-    # and the cut point lies within the first 4 × room characters: the search below reads only
-    # those, not a 200,000-character section over and over (it was most of summarize's start-up).
-    if len(text) <= 4 * tokens and estimate_tokens(text) <= tokens:
-        return text
-    # Room for the mark: estimates add up at most (ceil is subadditive), so the cut text plus
-    # the mark stays within ``tokens``.
-    room = tokens - estimate_tokens(_CUT_MARK)
-    if room <= 0:
-        return ""
-    low, high = 0, min(len(text), 4 * room)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if estimate_tokens(text[:mid]) <= room:
-            low = mid
-        else:
-            high = mid - 1
-    return text[:low].rstrip() + _CUT_MARK
-
-
-def model_input(record: Record, text: PaperText | None, budget: int) -> list[tuple[str, str]]:
-    """The sections the model reads, in order, within ``budget`` estimated tokens.
-
-    Abstract (the arXiv one first), introduction and conclusion come first; the
-    rest fills what is left of the budget.  Without text, the abstract alone.
-    """
-    abstract = (record.abstract or (text.abstract if text else "")).strip()
-    wanted = [("abstract", abstract)]
-    if text is not None:
-        wanted += [("introduction", text.introduction), ("conclusion", text.conclusion), ("rest", text.rest)]
-    out: list[tuple[str, str]] = []
-    left = budget
-    for name, body in wanted:
-        body = body.strip()
-        if not body or left <= 0:
-            continue
-        piece = _cut_to_tokens(body, left)
-        out.append((name, piece))
-        left -= estimate_tokens(piece)
-    return out
-
-
-def text_cache_path(cache_dir: Path, pdf_sha256: str) -> Path:
-    return cache_dir / TEXT_DIR / f"{pdf_sha256}.json"
 
 
 # -- PDF → sections -----------------------------------------------------------

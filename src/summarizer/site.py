@@ -8,7 +8,7 @@ published one ends with a small italic marker — ``*（📝 草稿）*`` for a 
 ``*（📝 修订待审）*`` for a pending revision of an approved paper — so the page
 keeps the format; the preview's site name says ``预览``.
 
-Layout (``digest-format.md``)::
+Layout (README, "The published site")::
 
     mkdocs.yml
     docs/index.md                      every venue, paper count, link
@@ -78,7 +78,7 @@ def _finish_report(report: Report) -> Report:
 
 
 @dataclass(frozen=True)
-class Entry:
+class PageEntry:
     """One paper as it appears on a page."""
 
     record: Record
@@ -94,7 +94,7 @@ class Entry:
 # -- tallies and ordering (plain, tested Python) ---------------------------------
 
 
-def hot_topics(entries: list[Entry], top_k: int, min_count: int) -> list[tuple[str, int]]:
+def hot_topics(entries: list[PageEntry], top_k: int, min_count: int) -> list[tuple[str, int]]:
     """Each tag counted once per paper; by count, ties by tag name; the first top_k with count >= min_count."""
     counts: Counter[str] = Counter()
     for entry in entries:
@@ -103,7 +103,7 @@ def hot_topics(entries: list[Entry], top_k: int, min_count: int) -> list[tuple[s
     return [(tag, n) for tag, n in ranked if n >= min_count][:top_k]
 
 
-def sort_entries(entries: list[Entry]) -> list[Entry]:
+def sort_entries(entries: list[PageEntry]) -> list[PageEntry]:
     return sorted(entries, key=lambda e: e.sort)
 
 
@@ -111,14 +111,14 @@ def label(emoji: str, name: str) -> str:
     return " ".join(part for part in (emoji.strip(), name.strip()) if part)
 
 
-def paper_line(entry: Entry) -> str:
+def paper_line(entry: PageEntry) -> str:
     title = entry.record.title
     link = link_target(entry.record.link)
     head = f"**[{escape_link_text(title)}]({link})**" if link else f"**{escape_inline(title)}**"
     return f"{head}: {escape_summary(entry.version.summary)}{entry.mark}"
 
 
-def select(record: Record, *, drafts: bool, tags: TagSettings) -> Entry | None:
+def select(record: Record, *, drafts: bool, tags: TagSettings) -> PageEntry | None:
     """The version a build shows for this record, or None when it stays off the page."""
     if drafts:
         if record.status == "rejected" or record.current is None:
@@ -135,7 +135,7 @@ def select(record: Record, *, drafts: bool, tags: TagSettings) -> Entry | None:
         if approved is None:
             return None
         version, mark = approved, ""
-    return Entry(record, version, tuple(normalize_tags(version.tags, tags)), mark)
+    return PageEntry(record, version, tuple(normalize_tags(version.tags, tags)), mark)
 
 
 # -- the build -----------------------------------------------------------------
@@ -176,12 +176,12 @@ class _Writer:
 
 def _gather(
     settings: Settings, store: Store, venues: list[Venue], *, drafts: bool, report: Report
-) -> dict[str, dict[str, list[Entry]]]:
+) -> dict[str, dict[str, list[PageEntry]]]:
     """venue id -> field id -> entries, for the venues of this build, in config order."""
     known_fields = set(settings.field_ids())
-    grouped: dict[str, dict[str, list[Entry]]] = {}
+    grouped: dict[str, dict[str, list[PageEntry]]] = {}
     for venue in venues:
-        by_field: dict[str, list[Entry]] = {}
+        by_field: dict[str, list[PageEntry]] = {}
         for record in store.records(venue.id):
             entry = select(record, drafts=drafts, tags=settings.tags)
             if entry is None:
@@ -217,7 +217,7 @@ def _field_page(
     settings: Settings,
     venue: Venue,
     spec: FieldSpec,
-    grouped: dict[str, dict[str, list[Entry]]],
+    grouped: dict[str, dict[str, list[PageEntry]]],
 ) -> str:
     entries = grouped[venue.id][spec.id]
     hot = hot_topics(entries, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
@@ -244,7 +244,7 @@ def _field_page(
     )
 
 
-def _venue_page(env: Environment, settings: Settings, venue: Venue, by_field: dict[str, list[Entry]]) -> str:
+def _venue_page(env: Environment, settings: Settings, venue: Venue, by_field: dict[str, list[PageEntry]]) -> str:
     everything = [e for entries in by_field.values() for e in entries]
     hot = hot_topics(everything, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
     fields = [
@@ -270,7 +270,7 @@ def _site_title(settings: Settings, drafts: bool) -> str:
 
 
 def _home_page(
-    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[Entry]]], *, drafts: bool
+    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[PageEntry]]], *, drafts: bool
 ) -> str:
     venues = [
         {
@@ -294,7 +294,7 @@ def _home_page(
 
 
 def _mkdocs_yml(
-    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[Entry]]], *, drafts: bool
+    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[PageEntry]]], *, drafts: bool
 ) -> str:
     venues = []
     for v in settings.venues:
@@ -339,7 +339,12 @@ def _remove_stale(root: Path, stale: set[str], report: Report) -> None:
 
 
 def _write_pages(
-    writer: _Writer, env: Environment, settings: Settings, grouped: dict[str, dict[str, list[Entry]]], *, drafts: bool
+    writer: _Writer,
+    env: Environment,
+    settings: Settings,
+    grouped: dict[str, dict[str, list[PageEntry]]],
+    *,
+    drafts: bool,
 ) -> None:
     writer.write("mkdocs.yml", _mkdocs_yml(env, settings, grouped, drafts=drafts))
     writer.write("docs/javascripts/mathjax.js", _read_shipped("mathjax.js"))

@@ -20,6 +20,7 @@ from .config import SAFE_ID
 from .errors import FileSystemError, NothingToApprove, RecordError, UsageError, clip
 from .fsutil import WriteBatch, write_if_changed
 from .ids import is_safe_paper_id, strip_version
+from .validation import validation_message
 
 SCHEMA_VERSION = 1
 
@@ -306,9 +307,7 @@ class Store:
         try:
             record = Record.model_validate(raw)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            raise RecordError(f"{path}: {where}: {first['msg']}") from None
+            raise RecordError(f"{path}: {validation_message(exc, top='record')}") from None
         if (record.venue, record.id) != (path.parent.name, path.stem):
             raise RecordError(
                 f"{path}: holds {clip(record.venue)}/{clip(record.id)}, but its path makes it "

@@ -32,16 +32,18 @@ import jinja2
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
 from . import console
+from .cache import CacheLayout
 from .checks import CheckedSummary, check_summary
 from .config import Settings, shipped_prompts_dir
 from .console import StageReport
 from .errors import ConfigError, FileSystemError, LLMError, NoInput, PaperError, SummaryRejected, UsageError
-from .extract import load_paper_text, model_input
 from .fsutil import atomic_write_text, sha256_text
 from .llm import AnswerSpec, LLMClient, usage_of
+from .paper_input import load_paper_text, model_input
 from .store import Record, Store, Usage, Version, now_iso
 from .suspicion import DuplicateIndex
 from .textsafe import clean_line, clean_text
+from .validation import validation_problems
 
 SYSTEM_TEMPLATE = "system.md.j2"
 USER_TEMPLATE = "user.md.j2"
@@ -50,7 +52,6 @@ REASK_TEMPLATE = "reask.md.j2"
 SCHEMA_NAME = "paper_summary"
 # Bump when the response schema or its parsing changes: old cache entries stop matching.
 RESPONSE_SCHEMA_VERSION = 1
-CACHE_DIR = "llm"
 
 SECTION_NAMES = {"abstract": "摘要", "introduction": "引言", "conclusion": "结论", "rest": "正文其他部分"}
 
@@ -141,20 +142,20 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
     try:
         answer = answer_model(settings).model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            key = ".".join(str(p) for p in error["loc"]) or "answer"
-            if error["type"] == "literal_error" and key == "field":
-                known = ", ".join(settings.field_ids())
-                problems.append(f"unknown field {error['input']!r}: choose one of {known}")
-            elif error["type"] == "extra_forbidden":
-                problems.append(f"unexpected key {key!r}: use only summary, tags, field")
-            elif error["type"] == "missing":
-                problems.append(f"the key {key!r} is missing")
-            else:
-                problems.append(f"{key}: {error['msg'].removeprefix('Value error, ')}")
+        problems = validation_problems(exc, top="answer", special=functools.partial(_answer_problem, settings))
         raise SummaryRejected(problems) from None
     return _checked(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
+
+
+def _answer_problem(settings: Settings, error: Any, key: str) -> str | None:
+    """Problems worded for the model's re-ask: what to send instead."""
+    if error["type"] == "literal_error" and key == "field":
+        return f"unknown field {error['input']!r}: choose one of {', '.join(settings.field_ids())}"
+    if error["type"] == "extra_forbidden":
+        return f"unexpected key {key!r}: use only summary, tags, field"
+    if error["type"] == "missing":
+        return f"the key {key!r} is missing"
+    return None
 
 
 def _checked(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
@@ -262,7 +263,8 @@ class AnswerCache:
     """Parsed answers in ``cache/llm/<aa>/<key>.json``; written atomically, never holding the API key."""
 
     def __init__(self, cache_dir: Path):
-        self.root = cache_dir / CACHE_DIR
+        self.layout = CacheLayout(cache_dir)
+        self.root = self.layout.answers()
 
     @staticmethod
     def key(settings: Settings, prompt_hash: str, messages: list[dict[str, str]]) -> str:
@@ -276,7 +278,7 @@ class AnswerCache:
         return sha256_text(json.dumps(parts, sort_keys=True))
 
     def path(self, key: str) -> Path:
-        return self.root / key[:2] / f"{key}.json"
+        return self.layout.answer(key)
 
     def get(self, key: str) -> dict[str, Any] | None:
         try:

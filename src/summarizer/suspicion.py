@@ -1,6 +1,6 @@
 """Warnings that find bad summaries: what a reviewer should look at first.
 
-None of these rejects a summary (clarification 6): they are kept with the
+None of these rejects a summary (style is the reviewer's call): they are kept with the
 version, shown by ``review list`` and the review desk, and rank the desk's
 queue (most suspicious first).  Each warning says what it found.
 
@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from decimal import Decimal, InvalidOperation
 
 from .checks import summary_warnings
+from .cjk import CJK_RANGES
 from .config import Settings
 from .store import Record, Version
 
@@ -35,7 +36,7 @@ _UNIT_NUMBER = re.compile(r"^(\d+(?:,\d{3})*(?:\.\d+)?)(?:x|X|%|k|K|M|B)?$")
 _TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 _RESULT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|×|x\b)|\d+\.\d+")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_CJK_RUN = re.compile(f"[{CJK_RANGES}]+")
 _STOP = {
     "of",
     "to",

@@ -13,9 +13,10 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 import arxiv
 
 from .. import console
+from ..cache import CacheLayout
 from ..config import Settings
 from ..errors import FetchError, FileSystemError
-from ..extract import PaperText, extract_pdf, text_cache_path
+from ..extract import extract_pdf
 from ..fsutil import atomic_write_text
 from ..ids import normalize_title, paper_id
 from ..report import Report
@@ -24,7 +25,7 @@ from ..textsafe import clean_line, clean_text
 from .arxiv_api import APIFailure, ArxivAPI
 from .base import Entry, SourceContext
 from .gather import gather
-from .net import PoliteHTTP, pdf_path
+from .net import PoliteHTTP
 
 SHORT_TITLE_WORDS = 5  # below this many words a title match also needs the first author
 
@@ -37,7 +38,7 @@ def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int |
     gathered = gather(ctx, venue, records, limit)  # raises before any record changes
     source_type = venue.source.type if venue.source else None
     with console.progress(f"fetch {venue_id}", total=len(gathered.entries)) as bar:
-        run = _Run(settings, store, venue_id, bar, records, source_type)
+        run = _FetchRun(settings, store, venue_id, bar, records, source_type)
         for key, n in gathered.counts.items():
             run.report.count(key, n)
         need_pdf = resolve(run, ctx, gathered.entries, match_arxiv=bool(venue.source and venue.source.match_arxiv))
@@ -55,13 +56,7 @@ def fetch_venue(settings: Settings, store: Store, venue_id: str, *, limit: int |
 
 def text_readable(settings: Settings, text_path: str | None) -> bool:
     """The cached sections exist and parse (a truncated or garbled file is fetched again)."""
-    if not text_path:
-        return False
-    try:
-        PaperText.from_json((settings.cache_dir / text_path).read_text(encoding="utf-8"))
-    except (OSError, ValueError, TypeError):
-        return False
-    return True
+    return CacheLayout(settings.cache_dir).paper_text(text_path) is not None
 
 
 def _done(settings: Settings, record: Record) -> bool:
@@ -71,7 +66,7 @@ def _done(settings: Settings, record: Record) -> bool:
     return has_meta and "fetch" not in record.failures and has_text
 
 
-class _Run:
+class _FetchRun:
     def __init__(
         self,
         settings: Settings,
@@ -142,20 +137,19 @@ class _Run:
 
         When the PDF does not parse: why; the file is removed, so it is downloaded again.
         """
-        cache = self.settings.cache_dir
-        text_path = text_cache_path(cache, sha)
-        relative = text_path.relative_to(cache).as_posix()
-        if not text_readable(self.settings, relative):
+        cache = CacheLayout(self.settings.cache_dir)
+        relative = cache.text_ref(sha)
+        if cache.paper_text(relative) is None:
             try:
-                text = extract_pdf(pdf_path(cache, sha))
+                text = extract_pdf(cache.pdf(sha))
             except FetchError as exc:
-                pdf_path(cache, sha).unlink(missing_ok=True)
+                cache.pdf(sha).unlink(missing_ok=True)
                 record.fetch.pdf_sha256 = None
                 return exc.reason
             text.title = clean_line(text.title or record.title)
             for name in ("abstract", "introduction", "conclusion", "rest"):
                 setattr(text, name, clean_text(getattr(text, name)))
-            atomic_write_text(text_path, text.to_json())
+            atomic_write_text(cache.text(sha), text.to_json())
         record.fetch.pdf_sha256 = sha
         record.fetch.text_path = relative
         record.fetch.abstract_only = False
@@ -196,7 +190,7 @@ def apply_native(record: Record, entry: Entry) -> None:
         record.arxiv_id = entry.arxiv_id
 
 
-def resolve(run: _Run, ctx: SourceContext, entries: list[Entry], *, match_arxiv: bool) -> list[Record]:
+def resolve(run: _FetchRun, ctx: SourceContext, entries: list[Entry], *, match_arxiv: bool) -> list[Record]:
     """Every entry → a record with its metadata; the records whose PDF is still to fetch."""
     need_ids: dict[str, list[Entry]] = {}
     need_titles: list[Entry] = []
@@ -217,7 +211,7 @@ def resolve(run: _Run, ctx: SourceContext, entries: list[Entry], *, match_arxiv:
     return need_pdf
 
 
-def _native(run: _Run, ctx: SourceContext, entry: Entry, match_arxiv: bool) -> Record | None:
+def _native(run: _FetchRun, ctx: SourceContext, entry: Entry, match_arxiv: bool) -> Record | None:
     api, http = ctx.api, ctx.http
     known = run.by_entry.get(entry.line)
     pid = known.id if known is not None else entry.provisional_id()
@@ -269,7 +263,7 @@ def _same_first_author(record: Record, result: arxiv.Result) -> bool:
 
 
 def _triage(
-    run: _Run, entry: Entry, need_ids: dict[str, list[Entry]], need_titles: list[Entry], need_pdf: list[Record]
+    run: _FetchRun, entry: Entry, need_ids: dict[str, list[Entry]], need_titles: list[Entry], need_pdf: list[Record]
 ) -> None:
     """A list or arXiv-query entry: cached, known, to ask arXiv by id or title, or a PDF of its own."""
     if entry.problem:
@@ -304,7 +298,7 @@ def _triage(
         need_titles.append(entry)
 
 
-def _by_ids(run: _Run, api: ArxivAPI, need_ids: dict[str, list[Entry]]) -> list[Record]:
+def _by_ids(run: _FetchRun, api: ArxivAPI, need_ids: dict[str, list[Entry]]) -> list[Record]:
     run.bar.note("arXiv metadata")
     found, failed = api.by_ids(list(need_ids))
     out: list[Record] = []
@@ -322,7 +316,7 @@ def _by_ids(run: _Run, api: ArxivAPI, need_ids: dict[str, list[Entry]]) -> list[
     return out
 
 
-def _by_title(run: _Run, api: ArxivAPI, entry: Entry) -> Record | None:
+def _by_title(run: _FetchRun, api: ArxivAPI, entry: Entry) -> Record | None:
     assert entry.title is not None
     run.bar.note("arXiv title search")
     try:
@@ -345,7 +339,7 @@ def _by_title(run: _Run, api: ArxivAPI, entry: Entry) -> Record | None:
     return record
 
 
-def _fail_entry(run: _Run, entry: Entry, reason: str) -> None:
+def _fail_entry(run: _FetchRun, entry: Entry, reason: str) -> None:
     pid = entry.provisional_id()
     if run.claim(pid, entry):
         run.fail(run.record(pid, entry), reason)
@@ -354,13 +348,13 @@ def _fail_entry(run: _Run, entry: Entry, reason: str) -> None:
 # -- PDFs and text ------------------------------------------------------------------------
 
 
-def fetch_pdfs(ctx: SourceContext, run: _Run, records: list[Record]) -> None:
+def fetch_pdfs(ctx: SourceContext, run: _FetchRun, records: list[Record]) -> None:
     """Download what is missing (threads, at most pdf_concurrency), extract text here, one paper at a time."""
-    cache = ctx.settings.cache_dir
+    cache = CacheLayout(ctx.settings.cache_dir)
     to_download: list[Record] = []
     for record in records:
         sha = record.fetch.pdf_sha256
-        if sha and pdf_path(cache, sha).is_file() and run.extracted(record, sha) is None:
+        if sha and cache.pdf(sha).is_file() and run.extracted(record, sha) is None:
             continue  # a cached PDF that does not parse is downloaded again below
         if not record.fetch.pdf_url:
             run.fail(record, "no PDF link known for this paper")
@@ -370,7 +364,7 @@ def fetch_pdfs(ctx: SourceContext, run: _Run, records: list[Record]) -> None:
         _download_all(ctx.http, run, to_download, ctx.settings.arxiv.pdf_concurrency)
 
 
-def _download_all(http: PoliteHTTP, run: _Run, records: list[Record], workers: int) -> None:
+def _download_all(http: PoliteHTTP, run: _FetchRun, records: list[Record], workers: int) -> None:
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="pdf")
     try:
         futures: dict[Future[str], Record] = {}
@@ -402,7 +396,7 @@ def _download_all(http: PoliteHTTP, run: _Run, records: list[Record], workers: i
 # -- papers that left the list ------------------------------------------------------------
 
 
-def mark_missing(run: _Run, source_type: str, entries: list[Entry]) -> list[str]:
+def mark_missing(run: _FetchRun, source_type: str, entries: list[Entry]) -> list[str]:
     """Records of this source no longer on its list: flagged (``source_missing_since``), kept, reported."""
     listed = {e.line for e in entries}
     gone: list[str] = []
@@ -419,7 +413,7 @@ def mark_missing(run: _Run, source_type: str, entries: list[Entry]) -> list[str]
     return [f"{len(gone)} paper(s) no longer on the source's list, kept (not deleted): {shown}"]
 
 
-def mark_abstract_only(run: _Run) -> None:
+def mark_abstract_only(run: _FetchRun) -> None:
     """A source-less paper with an abstract and nothing to download is summarised from its abstract."""
     for record in run.records.values():
         if record.arxiv_id or record.fetch.pdf_url or record.fetch.text_path or not (record.abstract or "").strip():

@@ -19,7 +19,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -27,13 +26,13 @@ import arxiv
 import requests
 from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
+from ..cache import CacheLayout
 from ..config import Settings
 from ..errors import FetchError
 from ..fsutil import atomic_write_bytes, sha256_bytes
 
 T = TypeVar("T")
 CHUNK_BYTES = 64 * 1024
-PDF_DIR = "pdf"
 MAX_PAGE_BYTES = 64 * 1024 * 1024  # a listing or JSON answer larger than this is not a venue list
 
 
@@ -101,7 +100,7 @@ class PoliteHTTP:
     def __init__(self, settings: Settings):
         self.timeout_s = settings.arxiv.timeout_s
         self.max_pdf_mb = settings.arxiv.max_pdf_mb
-        self.cache_dir = settings.cache_dir
+        self.cache = CacheLayout(settings.cache_dir)
         self.agent = user_agent(settings.http.contact)
         self.pacer = Pacer(settings.http.min_interval_s)
         self._local = threading.local()
@@ -139,7 +138,7 @@ class PoliteHTTP:
         """Download one PDF into ``cache/pdf/<sha256>.pdf``; its sha256.  ``FetchError`` with a plain reason."""
         data = _plain_errors(lambda: self._get_pdf(url), "PDF download", self.timeout_s)
         sha = sha256_bytes(data)
-        path = self.cache_dir / PDF_DIR / f"{sha}.pdf"
+        path = self.cache.pdf(sha)
         if not path.is_file():
             atomic_write_bytes(path, data)
         return sha
@@ -202,7 +201,3 @@ def _check_pdf_header(head: bytes, content_type: str) -> None:
     if content_type == "text/html" or head.lstrip()[:1] == b"<":
         raise FetchError(f"not a PDF: the server sent an HTML page ({content_type}), perhaps a captcha or error page")
     raise FetchError(f"not a PDF: no %PDF- header ({content_type})")
-
-
-def pdf_path(cache_dir: Path, sha: str) -> Path:
-    return cache_dir / PDF_DIR / f"{sha}.pdf"

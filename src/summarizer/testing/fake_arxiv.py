@@ -23,18 +23,16 @@ Binds to 127.0.0.1 only.
 
 from __future__ import annotations
 
-import contextlib
 import re
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
 from ..ids import is_arxiv_id, strip_version
+from .loopback import QuietHandler, StandIn
 
 ATOM_HEAD = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"
@@ -78,7 +76,7 @@ class _Reply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-class FakeArxiv:
+class FakeArxiv(StandIn):
     def __init__(self, papers: list[FakePaper] | None = None, *, error_entries: bool = False):
         self.papers: dict[str, FakePaper] = {}
         self.error_entries = error_entries
@@ -87,57 +85,19 @@ class FakeArxiv:
         self._api_faults: list[_Reply] = []
         self._pdf_faults: dict[str, list[_Reply]] = {}
         self._pdf_bodies: dict[str, _Reply] = {}
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         for paper in papers or []:
             self.add(paper)
 
     # -- lifecycle -------------------------------------------------------------
-    def start(self) -> FakeArxiv:
+    def handler(self) -> type[QuietHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True  # headers and body are two writes: no delayed-ACK stall
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
                 reply = fake._handle(self.path)
-                self.send_response(reply.status)
-                self.send_header("Content-Type", reply.content_type)
-                self.send_header("Content-Length", str(len(reply.body)))
-                for key, value in reply.headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                # The client may stop reading (e.g. at a size cap): fine.
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(reply.body)
+                self.reply(reply.status, reply.body, reply.content_type, reply.headers)
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeArxiv:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None, "start() the fake first"
-        port = self._server.server_address[1]
-        return f"http://127.0.0.1:{port}"
+        return Handler
 
     @property
     def api_url(self) -> str:

@@ -46,9 +46,11 @@ import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+from .loopback import LoopbackServer, QuietHandler, StandIn
 
 __all__ = ["FakeOpenAI", "Fault", "RecordedRequest", "default_answer", "paper_title"]
 
@@ -194,8 +196,20 @@ def default_answer(body: dict[str, Any]) -> dict[str, Any]:
     return {"summary": summary, "tags": tags, "field": field_id}
 
 
-class FakeOpenAI:
+class _Server(LoopbackServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], OSError):  # a client that hung up (timeout, Ctrl-C): not news
+            return
+        super().handle_error(request, client_address)
+
+
+class FakeOpenAI(StandIn):
     """The server. Thread-safe; use as a context manager or call start()/stop()."""
+
+    server_class = _Server
+    poll_s = 0.05
 
     def __init__(
         self,
@@ -230,8 +244,6 @@ class FakeOpenAI:
         self._bucket = float(rpm or 0)
         self._bucket_stamp = time.monotonic()
         self._stop = threading.Event()
-        self._server: ThreadingHTTPServer | None = None
-        self._thread: threading.Thread | None = None
         # The Batch API.
         self.batch_api = batch_api
         self.batch_paused = False
@@ -245,34 +257,16 @@ class FakeOpenAI:
         self._batch_work: dict[str, _BatchWork] = {}
 
     # -- lifecycle ------------------------------------------------------------
-    def start(self) -> FakeOpenAI:
-        handler = _make_handler(self)
-        self._server = _Server(("127.0.0.1", 0), handler)
-        self._server.daemon_threads = True
-        self._thread = threading.Thread(
-            target=self._server.serve_forever, args=(0.05,), name="fake-openai", daemon=True
-        )
-        self._thread.start()
-        return self
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        return _make_handler(self)
 
     def stop(self) -> None:
         self._stop.set()
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-            self._server = None
-
-    def __enter__(self) -> FakeOpenAI:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
+        super().stop()
 
     @property
     def base_url(self) -> str:
-        assert self._server is not None, "start the server first"
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
+        return self.url + "/v1"
 
     # -- scripting ------------------------------------------------------------------
     def script(self, *faults: Fault | None) -> None:
@@ -284,14 +278,6 @@ class FakeOpenAI:
         """Each paper's first ``n`` requests (papers told apart by title) get ``fault``."""
         with self._lock:
             self._per_paper.append((fault, n))
-
-    def reset(self) -> None:
-        with self._lock:
-            self.requests.clear()
-            self._queued.clear()
-            self._per_paper.clear()
-            self._seen.clear()
-            self.peak_in_flight = 0
 
     # -- observations ---------------------------------------------------------------------
     @property
@@ -381,10 +367,6 @@ class FakeOpenAI:
         raise ValueError(f"unknown fault {kind!r}")
 
     # -- the Batch API -----------------------------------------------------------------------
-    @property
-    def batches_created(self) -> int:
-        return len(self.batches)
-
     def handle_api(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, str, bytes]:
         """(status, content type, body) for a ``/files`` or ``/batches`` request."""
         with self._lock:
@@ -581,18 +563,6 @@ class FakeOpenAI:
         }
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 256  # the default backlog of 5 makes a burst of connections wait a SYN retry (1 s)
-    daemon_threads = True
-
-    def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
-        if isinstance(sys.exc_info()[1], OSError):  # a client that hung up (timeout, Ctrl-C): not news
-            return
-        super().handle_error(request, client_address)
-
-
 @dataclass
 class _BatchWork:
     lines: list[str]
@@ -646,15 +616,7 @@ def _unsupported(param: str) -> dict[str, Any]:
 
 
 def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        # Headers and body go out in two writes: with Nagle on, the body waits for the client's
-        # delayed ACK (~40 ms on Linux) on a kept-alive connection. Real providers set TCP_NODELAY.
-        disable_nagle_algorithm = True
-
-        def log_message(self, format: str, *args: Any) -> None:  # quiet
-            pass
-
+    class Handler(QuietHandler):
         def _api(self, method: str, raw: bytes) -> bool:
             """The Batch API's routes; False for anything else."""
             route = urlsplit(self.path).path

@@ -21,14 +21,13 @@ Binds to 127.0.0.1 only.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from .loopback import QuietHandler, StandIn
 from .pdfs import paper_pdf
 
 CHALLENGE_HTML = (
@@ -108,7 +107,7 @@ def _letters(n: int) -> str:
     return "".join(chr(ord("a") + (n // 26**i) % 26) for i in range(3))
 
 
-class FakeOpenReview:
+class FakeOpenReview(StandIn):
     def __init__(self, notes: list[FakeNote] | None = None, *, gate: str | None = None, page_cap: int = 1000):
         self.notes = {n.id: n for n in notes or []}
         self.page_cap = page_cap  # the most notes one answer holds, whatever ``limit`` asks
@@ -118,51 +117,23 @@ class FakeOpenReview:
         self.seen_headers: list[dict[str, str]] = []
         self._lock = threading.Lock()
         self._pdfs: dict[str, bytes] = {}
-        self._server: ThreadingHTTPServer | None = None
 
     def require_login(self, username: str, password: str) -> None:
         self.account = (username, password)
 
     # -- lifecycle ----------------------------------------------------------------------
-    def __enter__(self) -> FakeOpenReview:
+    def handler(self) -> type[QuietHandler]:
         fake = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
-            def _reply(self, status: int, body: bytes, content_type: str) -> None:
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
-                self._reply(*fake._handle("GET", self.path, dict(self.headers), b""))
+                self.reply(*fake._handle("GET", self.path, dict(self.headers), b""))
 
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self._reply(*fake._handle("POST", self.path, dict(self.headers), body))
+                self.reply(*fake._handle("POST", self.path, dict(self.headers), body))
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return Handler
 
     # -- what tests look at -------------------------------------------------------------
     def note_requests(self) -> list[dict[str, str]]:

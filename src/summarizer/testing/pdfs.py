@@ -137,10 +137,3 @@ def image_only_pdf(title: str = "A Scanned Paper", abstract: str = "Only pixels 
     out.close()
     source.close()
     return bytes(data)
-
-
-def oversized_pdf(megabytes: float) -> bytes:
-    """A body that starts like a PDF and is ``megabytes`` long (for the size cap)."""
-    size = int(megabytes * 1024 * 1024)
-    head = b"%PDF-1.7\n"
-    return head + b"0" * max(0, size - len(head))

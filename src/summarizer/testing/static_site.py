@@ -11,14 +11,13 @@ makes the next requests for a path fail.  Every request is logged (``requests``:
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 from urllib.parse import urlsplit
 
+from .loopback import QuietHandler, StandIn
 
-class StaticSite:
+
+class StaticSite(StandIn):
     def __init__(self, pages: dict[str, tuple[bytes | str, str]] | None = None):
         self.pages: dict[str, tuple[bytes, str]] = {}
         self.requests: list[str] = []
@@ -26,7 +25,6 @@ class StaticSite:
         self.agents: list[str] = []
         self._faults: dict[str, list[int]] = {}
         self._lock = threading.Lock()
-        self._server: ThreadingHTTPServer | None = None
         for path, (body, content_type) in (pages or {}).items():
             self.put(path, body, content_type)
 
@@ -39,39 +37,14 @@ class StaticSite:
     def hits(self, path: str) -> int:
         return sum(1 for r in self.requests if urlsplit(r).path == path)
 
-    def __enter__(self) -> StaticSite:
+    def handler(self) -> type[QuietHandler]:
         site = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            disable_nagle_algorithm = True
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:
-                status, body, content_type = site._answer(self.path, self.headers.get("User-Agent", ""))
-                self.send_response(status)
-                self.send_header("Content-Type", content_type)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
-                    self.wfile.write(body)
+                self.reply(*site._answer(self.path, self.headers.get("User-Agent", "")))
 
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True).start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
-
-    @property
-    def url(self) -> str:
-        assert self._server is not None
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return Handler
 
     def _answer(self, raw: str, agent: str) -> tuple[int, bytes, str]:
         import time
