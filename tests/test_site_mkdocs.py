@@ -155,3 +155,57 @@ def test_the_link_check_sees_a_broken_link(tmp_path: Path) -> None:
     (tmp_path / "a").mkdir()
     (tmp_path / "a" / "index.html").write_text('<a href="../b/">b</a> <a href="../a/">a</a> <a href="https://x/">x</a>')
     assert broken_links(tmp_path) == ["a/index.html: ../b/"]
+
+
+class _NavEvents(HTMLParser):
+    """The primary sidebar's tags, attributes and text, white space folded: what a reader's browser gets."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.events: list[tuple[object, ...]] = []
+        self._depth = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        classes = dict(attrs).get("class") or ""
+        if not self._depth and not (tag == "nav" and "md-nav--primary" in classes):
+            return
+        self._depth += tag == "nav"
+        self.events.append(("start", tag, sorted((k, " ".join((v or "").split())) for k, v in attrs)))
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._depth:
+            self.events.append(("end", tag))
+            self._depth -= tag == "nav"
+
+    def handle_data(self, data: str) -> None:
+        if self._depth and data.split():
+            self.events.append(("text", " ".join(data.split())))
+
+
+def _nav_events(html: str) -> list[tuple[object, ...]]:
+    parser = _NavEvents()
+    parser.feed(html)
+    assert parser.events, "no primary navigation found"
+    return parser.events
+
+
+def test_the_lean_nav_override_renders_materials_own_navigation(project: Project, tmp_path: Path) -> None:
+    """overrides/partials/nav-item.html is only faster: every page's sidebar is Material's, element for element."""
+    settings, store = sample_store(project)
+    root = Path(build_site(settings, store, None, drafts=False).subject)
+    assert "custom_dir: overrides" in (root / "mkdocs.yml").read_text("utf-8")
+    plain = root / "mkdocs.material.yml"
+    text = (root / "mkdocs.yml").read_text("utf-8")
+    plain.write_text("\n".join(line for line in text.splitlines() if "custom_dir:" not in line) + "\n", "utf-8")
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    for config, out in ((root / "mkdocs.yml", tmp_path / "lean"), (plain, tmp_path / "material")):
+        done = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config), "-d", str(out)],
+            cwd=root, env=env, capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    pages = sorted((tmp_path / "lean").rglob("index.html"))
+    assert len(pages) >= 5
+    for page in pages:
+        twin = tmp_path / "material" / page.relative_to(tmp_path / "lean")
+        assert _nav_events(page.read_text("utf-8")) == _nav_events(twin.read_text("utf-8")), page

@@ -568,3 +568,20 @@ def test_a_runs_error_always_stops_the_run(
     assert result.code == error.exit_code  # type: ignore[attr-defined]
     assert str(error) in result.err
     assert server.calls == 0 and not any(r.versions or r.failures for r in records(project))
+
+
+def test_verbose_shows_retries_reasks_and_mode_switches(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server)
+    write_venue(project, 4)
+    faults = (Fault.refuse_json_schema(), Fault.server_error(), Fault.english())
+    server.script(*faults)
+    default = cli("summarize", VENUE)
+    assert default.code == 0, default.err
+    assert "summarizer.llm" not in default.err  # diagnostics only with -v
+
+    server.script(*faults)
+    verbose = cli("-v", "summarize", VENUE, "--force")
+    assert verbose.code == 0, verbose.err
+    assert "summarizer.llm: structured output:" in verbose.err and "json_object" in verbose.err
+    assert "summarizer.llm: retry" in verbose.err
+    assert "summarizer.llm: re-ask" in verbose.err and "Chinese" in verbose.err

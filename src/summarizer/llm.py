@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import json
+import logging
 import random
 import re
 import time
@@ -46,6 +47,9 @@ from .config import LLMSettings
 from .errors import AuthenticationFailed, LLMError, OutputInvalidError, SummaryRejected
 from .store import Usage
 from .tokens import estimate_tokens
+
+# `summarizer -v` shows these: retries, backoffs, pacing waits and mode switches; `-vv` every request.
+log = logging.getLogger(__name__)
 
 Mode = Literal["json_schema", "json_object"]
 
@@ -130,7 +134,11 @@ class RateLimiter:
 
     async def acquire(self, estimated_tokens: int) -> None:
         while (wait := self._paused_until - time.monotonic()) > 0:
+            log.info("pacing: the provider asked to wait, holding requests %.1f s", wait)
             await asyncio.sleep(wait)
+        waits = (self.requests.wait_time(1 + REQUEST_MARGIN), self.tokens.wait_time(estimated_tokens))
+        if max(waits) > 0:
+            log.info("pacing: waiting %.1f s for the requests-per-minute or tokens-per-minute allowance", max(waits))
         await self.requests.acquire(1 + REQUEST_MARGIN)
         self.requests.adjust(-REQUEST_MARGIN)  # the margin is only waited for, not spent
         await self.tokens.acquire(estimated_tokens)
@@ -281,6 +289,7 @@ class LLMClient:
         return self._modes.get((self.settings.base_url, self.settings.model), "json_schema")
 
     def _downgrade(self) -> None:
+        log.info("structured output: %s refused json_schema; json_object for the rest of the run", self.settings.model)
         self._modes[(self.settings.base_url, self.settings.model)] = "json_object"
 
     # -- parameters a model may refuse -------------------------------------------
@@ -288,6 +297,7 @@ class LLMClient:
         """True when the 400 refused ``max_tokens`` or ``temperature`` for the first time (ask again without it)."""
         param = exc.param if exc.code in ("unsupported_parameter", "unsupported_value") else None
         if param in ("max_tokens", "temperature") and param not in self._refused_params:
+            log.info("%s refused %s; asking without it for the rest of the run", self.settings.model, param)
             self._refused_params.add(param)
             return True
         return False
@@ -421,11 +431,17 @@ class LLMClient:
                     )
                 if state.calls >= budget:
                     raise _invalid(state, checked.problems)
+                log.info(
+                    "re-ask %s (call %d of %d): %s", paper_id or "", state.calls, budget, "; ".join(checked.problems)
+                )
                 state.messages = [*messages, *spec.reask(outcome.content, checked.problems)]
             elif state.calls >= budget:
                 raise _gave_up(state, outcome)
             else:
-                await asyncio.sleep(self._backoff(outcome, state.calls))
+                wait = self._backoff(outcome, state.calls)
+                log.info("retry %s after %.1f s (call %d of %d): %s", paper_id or "", wait, state.calls, budget,
+                         outcome.reason)  # fmt: skip
+                await asyncio.sleep(wait)
 
 
 def _invalid(state: _CallState, problems: list[str]) -> OutputInvalidError:

@@ -3,7 +3,7 @@
 Machine output is a draft until a person approves it.  Every change is a new
 version in the record, so no command ever loses an approved or human-edited
 summary: an edit or a regeneration of an approved paper waits as a *pending
-draft* while the approved version stays published (clarification 2).
+draft* while the approved version stays published; `review list --status draft` lists it as approved*.
 """
 
 from __future__ import annotations
@@ -330,7 +330,7 @@ def regenerate(settings: Settings, store: Store, venue: str, paper_id: str, *, f
     """One fresh model call (the cache is ignored); the result is a new draft version.
 
     On an approved paper the approved version stays published and the new one
-    waits as a pending draft (clarification 2).  A failure is recorded in the
+    waits as a pending draft.  A failure is recorded in the
     paper's record, with the model's last raw output, and raised.
     """
     from .errors import LLMError

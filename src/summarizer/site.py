@@ -152,6 +152,9 @@ def _env() -> Environment:
     )
 
 
+NAV_OVERRIDE = "overrides/partials/nav-item.html"
+
+
 def _read_shipped(name: str) -> bytes:
     return (Path(__file__).resolve().parent / "templates" / name).read_bytes()
 
@@ -348,6 +351,7 @@ def _write_pages(
 ) -> None:
     writer.write("mkdocs.yml", _mkdocs_yml(env, settings, grouped, drafts=drafts))
     writer.write("docs/javascripts/mathjax.js", _read_shipped("mathjax.js"))
+    writer.write(NAV_OVERRIDE, _read_shipped(NAV_OVERRIDE))
     writer.write("docs/index.md", _home_page(env, settings, grouped, drafts=drafts))
     fields = {f.id: f for f in settings.fields}
     for venue in settings.venues:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import arxiv
 
-from ..errors import SummarizerError
+from ..errors import RunError
 from ..ids import paper_id
 from ..textsafe import clean_line, clean_text
 
@@ -31,7 +31,7 @@ MAX_ABSTRACT = 20_000
 MAX_URL = 2_000
 
 
-class SourceError(SummarizerError):
+class SourceError(RunError):
     """The venue's list could not be read (unreachable, not the documented format); exit 1.
 
     The message may quote a server's words: controls are removed and it stays one bounded line.

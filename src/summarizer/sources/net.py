@@ -15,6 +15,7 @@ The knobs (``RETRY_ATTEMPTS`` …) live on the ``summarizer.sources`` package so
 from __future__ import annotations
 
 import importlib.metadata
+import logging
 import sys
 import threading
 import time
@@ -24,12 +25,15 @@ from urllib.parse import urlsplit
 
 import arxiv
 import requests
-from tenacity import Retrying, retry_if_exception, stop_after_attempt, wait_exponential
+from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 from ..cache import CacheLayout
 from ..config import Settings
 from ..errors import FetchError
 from ..fsutil import atomic_write_bytes, sha256_bytes
+
+# `summarizer -v` shows the retries and the waits between requests to one host.
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 CHUNK_BYTES = 64 * 1024
@@ -61,8 +65,15 @@ def with_retries(call: Callable[[], T]) -> T:
         wait=wait_exponential(multiplier=knob("RETRY_BASE_S"), max=knob("RETRY_MAX_S")),
         retry=retry_if_exception(_transient),
         reraise=True,
+        before_sleep=_log_retry,
     )
     return retrying(call)
+
+
+def _log_retry(state: RetryCallState) -> None:
+    wait = state.next_action.sleep if state.next_action else 0.0
+    error = state.outcome.exception() if state.outcome else None
+    log.info("retry after %.1f s (attempt %d): %s", wait, state.attempt_number, error)
 
 
 def user_agent(contact: str) -> str:
@@ -91,6 +102,7 @@ class Pacer:
             slot = max(now, self._next.get(host, now))
             self._next[host] = slot + self.interval
         if slot > now:
+            log.info("pacing: %.1f s before the next request to %s", slot - now, host)
             time.sleep(slot - now)
 
 

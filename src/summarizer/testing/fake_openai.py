@@ -342,6 +342,12 @@ class FakeOpenAI(StandIn):
                 request.fault = request.fault or "json_schema_refused"
                 return 400, {}, _error("This response_format type is unavailable now", "invalid_request_error")
             return 200, {}, self._completion(request, fault)
+        return self._fault_answer(request, fault, batch=batch)
+
+    def _fault_answer(
+        self, request: RecordedRequest, fault: Fault, *, batch: bool
+    ) -> tuple[int, dict[str, str], dict[str, Any]]:
+        """The error answer a fault stands for."""
         kind = fault.kind
         if kind == "rate_limit":
             headers = {}
@@ -350,21 +356,16 @@ class FakeOpenAI(StandIn):
             if fault.retry_after_ms is not None:
                 headers["retry-after-ms"] = str(fault.retry_after_ms)
             return 429, headers, _error("Rate limit reached", "rate_limit_exceeded")
-        if kind == "server_error":
-            return 500, {}, _error("The server had an error while processing your request", "server_error")
         if kind == "unauthorized":
             key = request.headers.get("authorization", "").removeprefix("Bearer ")
             return 401, {}, _error(f"Incorrect API key provided: {key}", "invalid_api_key")
-        if kind == "forbidden":
-            return 403, {}, _error("This model is not available to your organisation", "permission_denied")
-        if kind == "bad_request":
-            return 400, {}, _error("This model's maximum context length is 8192 tokens", "context_length_exceeded")
-        if kind == "refuse_json_schema":
-            return 400, {}, _error("This response_format type is unavailable now", "invalid_request_error")
         if kind == "hang":
             self._stop.wait(0 if batch else fault.seconds)
             return 504, {}, _error("gateway timeout", "timeout")
-        raise ValueError(f"unknown fault {kind!r}")
+        if kind not in _FIXED_FAULTS:
+            raise ValueError(f"unknown fault {kind!r}")
+        status, message, code = _FIXED_FAULTS[kind]
+        return status, {}, _error(message, code)
 
     # -- the Batch API -----------------------------------------------------------------------
     def handle_api(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> tuple[int, str, bytes]:
@@ -615,71 +616,83 @@ def _unsupported(param: str) -> dict[str, Any]:
     return {"error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}}
 
 
-def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
-    class Handler(QuietHandler):
-        def _api(self, method: str, raw: bytes) -> bool:
-            """The Batch API's routes; False for anything else."""
-            route = urlsplit(self.path).path
-            if not (route.startswith("/v1/files") or route.startswith("/v1/batches")):
-                return False
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            status, content_type, data = server.handle_api(method, self.path, headers, raw)
-            try:
-                self.send_response(status)
-                self.send_header("content-type", content_type)
-                self.send_header("content-length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-            except OSError:
-                self.close_connection = True
-            return True
+# Faults whose answer is always the same: (status, message, code).
+_FIXED_FAULTS = {
+    "server_error": (500, "The server had an error while processing your request", "server_error"),
+    "forbidden": (403, "This model is not available to your organisation", "permission_denied"),
+    "bad_request": (400, "This model's maximum context length is 8192 tokens", "context_length_exceeded"),
+    "refuse_json_schema": (400, "This response_format type is unavailable now", "invalid_request_error"),
+}
 
-        def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            data = self.rfile.read(length) if length else b""
-            if self._api("POST", data):
-                return
-            raw = data.decode("utf-8", "replace")
-            try:
-                body = json.loads(raw) if raw else {}
-            except json.JSONDecodeError:
-                body = {}
-            with server._lock:
-                request = RecordedRequest(
-                    index=len(server.requests),
-                    path=self.path,
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                    body=body if isinstance(body, dict) else {},
-                    raw_body=raw,
-                    started=time.monotonic(),
-                )
-                server.requests.append(request)
-                server.in_flight += 1
-                server.peak_in_flight = max(server.peak_in_flight, server.in_flight)
-            try:
-                status, headers, payload = server.handle(request)
-            finally:
-                with server._lock:
-                    server.in_flight -= 1
-            request.status = status
-            request.finished = time.monotonic()
-            data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
-            try:
-                self.send_response(status)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(data)))
-                for key, value in headers.items():
-                    self.send_header(key, value)
-                self.end_headers()
-                self.wfile.write(data)
-            except OSError:  # the client gave up (timeout) and closed the connection
-                self.close_connection = True
 
-        def do_GET(self) -> None:
-            if self._api("GET", b""):
-                return
-            self.send_response(404)
-            self.send_header("content-length", "0")
+class _Handler(QuietHandler):
+    stand_in: FakeOpenAI  # set by _make_handler: the stand-in this handler answers for
+
+    def _api(self, method: str, raw: bytes) -> bool:
+        """The Batch API's routes; False for anything else."""
+        route = urlsplit(self.path).path
+        if not (route.startswith("/v1/files") or route.startswith("/v1/batches")):
+            return False
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        status, content_type, data = self.stand_in.handle_api(method, self.path, headers, raw)
+        try:
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(data)))
             self.end_headers()
+            self.wfile.write(data)
+        except OSError:
+            self.close_connection = True
+        return True
 
-    return Handler
+    def do_POST(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        data = self.rfile.read(length) if length else b""
+        if self._api("POST", data):
+            return
+        raw = data.decode("utf-8", "replace")
+        try:
+            body = json.loads(raw) if raw else {}
+        except json.JSONDecodeError:
+            body = {}
+        with self.stand_in._lock:
+            request = RecordedRequest(
+                index=len(self.stand_in.requests),
+                path=self.path,
+                headers={k.lower(): v for k, v in self.headers.items()},
+                body=body if isinstance(body, dict) else {},
+                raw_body=raw,
+                started=time.monotonic(),
+            )
+            self.stand_in.requests.append(request)
+            self.stand_in.in_flight += 1
+            self.stand_in.peak_in_flight = max(self.stand_in.peak_in_flight, self.stand_in.in_flight)
+        try:
+            status, headers, payload = self.stand_in.handle(request)
+        finally:
+            with self.stand_in._lock:
+                self.stand_in.in_flight -= 1
+        request.status = status
+        request.finished = time.monotonic()
+        data = json.dumps(payload, ensure_ascii=False).encode("utf-8")
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except OSError:  # the client gave up (timeout) and closed the connection
+            self.close_connection = True
+
+    def do_GET(self) -> None:
+        if self._api("GET", b""):
+            return
+        self.send_response(404)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+
+def _make_handler(server: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    return type("Handler", (_Handler,), {"stand_in": server})
