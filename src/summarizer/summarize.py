@@ -41,7 +41,7 @@ from .fsutil import atomic_write_text, sha256_text
 from .llm import AnswerSpec, LLMClient, usage_of
 from .paper_input import load_paper_text, model_input
 from .store import Record, Store, Usage, Version, now_iso
-from .suspicion import DuplicateIndex
+from .suspicion import DuplicateIndex, PaperFacts, paper_facts
 from .textsafe import clean_line, clean_text
 from .validation import validation_problems
 
@@ -319,6 +319,7 @@ def add_llm_version(
     feedback: str | None = None,
     settings: Settings | None = None,
     duplicates: DuplicateIndex | None = None,
+    facts: PaperFacts | None = None,
 ) -> Version:
     """Add ``draft`` as the record's newest version (origin llm) and clear its summarize failure.
 
@@ -331,7 +332,8 @@ def add_llm_version(
     if settings is not None:
         from .suspicion import merge, record_warnings
 
-        warnings = merge(warnings, record_warnings(settings, record, draft.summary, draft.tags, draft.field))
+        found = record_warnings(settings, record, draft.summary, draft.tags, draft.field, facts)
+        warnings = merge(warnings, found)
     if duplicates is not None:
         twin = duplicates.check(f"{record.venue}/{record.id}", draft.summary)
         warnings += [twin] if twin else []
@@ -479,7 +481,7 @@ class SummarizeRun:
         self.save(job, draft, usage)
         self.count(draft, usage)
 
-    def save(self, job: Job, draft: Draft, usage: Usage) -> None:
+    def save(self, job: Job, draft: Draft, usage: Usage, facts: PaperFacts | None = None) -> None:
         """The paper's new version into its record, on disk (touches only this job's record: thread-safe)."""
         record = job.record
         if record.status == "rejected":
@@ -490,7 +492,7 @@ class SummarizeRun:
             record.clear_failure("summarize")  # --force got the same answer: no second, identical version
             self.report.count("unchanged")
         else:
-            add_llm_version(record, draft, settings=self.settings, duplicates=self.duplicates)
+            add_llm_version(record, draft, settings=self.settings, duplicates=self.duplicates, facts=facts)
         record.usage.add(usage)
         self.store.save(record)
 
@@ -540,12 +542,12 @@ def skip_reason(record: Record, force: bool) -> str | None:
     return None
 
 
-def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage) -> None:
+def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage, facts: PaperFacts | None = None) -> None:
     """A paid answer is kept: the record first, then the cache; a cache that cannot be written is
     reported once for the run, not fatal.  When the record cannot be written, the cache still gets
     the answer, so the next run (once the folder is fixed) does not pay for it again."""
     try:
-        run.save(job, draft, usage)
+        run.save(job, draft, usage, facts)
     except BaseException:
         with contextlib.suppress(Exception):
             run.cache.put(job.key, draft, usage)
@@ -564,14 +566,19 @@ async def _run_jobs(run: SummarizeRun, jobs: list[Job], bar: console.ProgressBar
         async def worker() -> None:
             while queue:
                 job = queue.popleft()
+                # The suspicion checks' index of the paper (~5 ms of CPU) is built while the model
+                # answers, not after: sixteen answers arrive together, and sixteen of those in a row
+                # would hold up the next round of requests.
+                facts = asyncio.create_task(asyncio.to_thread(paper_facts, settings, job.record))
                 try:
                     draft, usage = await ask_model(client, settings, run.prompts, job.messages, job.record.id)
                 except PaperError as exc:  # this paper only; a RunError (a refused key, a full disk) ends the run
+                    facts.cancel()
                     run.fail(job, exc, usage_of(exc))
                 else:
                     # The file writes (answer cache, record; fsync'd) go to a thread, so they do not
                     # hold up the other workers' requests on the event loop; counting stays here.
-                    await asyncio.to_thread(persist, run, job, draft, usage)
+                    await asyncio.to_thread(persist, run, job, draft, usage, await facts)
                     run.count(draft, usage)
                 bar.advance(run.note())
 
