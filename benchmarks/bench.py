@@ -468,6 +468,11 @@ cProfile, `python -X importtime`, gc callbacks and timestamps on the stand-in's 
   command imports `rich.progress` unless a bar is shown; `summarize` imports nothing of the site, the
   fetcher or PDFs (`tests/test_throughput.py`). What is left is needed: ~0.5 s on a quiet machine, openai
   alone ~0.26 s (its package imports every API type).
+- **The review desk's suspicion checks** (0.4 s, added with the desk): each new version's warnings
+  index the paper's text (~5 ms of CPU). Done after the answer, sixteen of them ran back to back each
+  round before the next requests went out (request span 6.79 → 7.18 s). The index is now built in a
+  thread while the model answers: 6.74–6.80 s. Writing the answer cache without fsync was tried on top
+  and measured no gain (kept durable).
 - **Left as it is**: each round of 16 requests takes ~25 ms more than the latency. Per request the
   event loop spends ~2.5 ms of CPU, ~85% of it in openai and httpx (request transform, connection-pool
   checks, response parsing), and a worker sends its next request only once its paper's record and
