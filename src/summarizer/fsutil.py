@@ -94,16 +94,8 @@ class WriteBatch:
 
     def write_if_changed(self, path: Path, data: bytes) -> bool:
         pending = self._pending.get(path)
-        try:
-            if pending is not None:
-                if pending[1] == data:
-                    return False
-            elif path.read_bytes() == data:
-                return False
-        except FileNotFoundError:
-            pass
-        except OSError as exc:
-            raise FileSystemError(_failed_path(path, exc), exc) from None
+        if pending[1] == data if pending is not None else _holds(path, data):
+            return False
         try:
             tmp_name = _write_temp(path, data, durable=False)
         except OSError as exc:
@@ -144,15 +136,20 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Atomically write ``data`` unless the file already holds exactly it. True if written."""
-    try:
-        if path.read_bytes() == data:
-            return False
-    except FileNotFoundError:
-        pass
-    except OSError as exc:
-        raise FileSystemError(_failed_path(path, exc), exc) from None
+    if _holds(path, data):
+        return False
     atomic_write_bytes(path, data)
     return True
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    """True when the file at ``path`` holds exactly ``data``; False when there is none."""
+    try:
+        return path.read_bytes() == data
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise FileSystemError(_failed_path(path, exc), exc) from None
 
 
 def sha256_bytes(data: bytes) -> str:
