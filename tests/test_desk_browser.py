@@ -2,7 +2,7 @@
 
 Each test starts `summarizer review serve ICLR2026 --no-browser --port 0` as a subprocess over a
 workspace of 32 drafts (tests/desk_workspace.py) and drives it with Playwright.  Screenshots go
-to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (how docs/desk-*.png are made).
+to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (how examples/desk/*.png are made).
 """
 
 from __future__ import annotations
