@@ -192,7 +192,7 @@ def test_ctrl_c_stops_promptly_keeps_finished_papers_and_says_how_to_resume(
     papers = make_papers(10)
     first_wave = {p.title for p in papers[:CONCURRENCY]}
     # The first wave answers at once; everything after it hangs far longer than "promptly".
-    slow_after_first_wave = lambda request: None if request.title in first_wave else Fault.hang(8.0)  # noqa: E731
+    slow_after_first_wave = lambda request: None if request.title in first_wave else Fault.hang(30.0)  # noqa: E731
     with FakeOpenAI(latency=0.05, fault_for=slow_after_first_wave) as provider:
         setup_venues(project, fake_arxiv, provider, papers)
         prefetch(cli)
@@ -200,12 +200,12 @@ def test_ctrl_c_stops_promptly_keeps_finished_papers_and_says_how_to_resume(
         proc = start(project, command, VENUE)
         wait_for(all_waiting(provider, 2 * CONCURRENCY), proc, "the second wave of requests")
         proc.send_signal(signal.SIGINT)
-        sent = time.monotonic()
         _out, err = proc.communicate(timeout=10)
-        took = time.monotonic() - sent
 
         assert proc.returncode == 130, err
-        assert took < 2.5, f"took {took:.1f}s to stop"  # in-flight calls cancelled, not waited for (8 s)
+        # It stopped while the hung calls were still hanging: cancelled, not waited for (no clock needed).
+        hung = [r for r in provider.requests if r.title not in first_wave]
+        assert hung and all(r.finished == 0.0 for r in hung)
         assert "interrupted" in err and "run the same command again to resume" in err
         assert "Traceback" not in err
         assert summarized_titles(project) == first_wave

@@ -228,14 +228,14 @@ def test_timeouts_are_retried(project: Project, server: FakeOpenAI, cli: RunCli)
     write_venue(project)
     server.script(*[Fault.hang(30.0)] * CONCURRENCY)  # the first wave hangs far past the timeout
 
-    started = time.monotonic()
     result = cli("summarize", VENUE)
 
     assert result.code == 0, result.err
     assert_all_summarized(project)
     assert max(_calls_per_title(server)) <= 3
     assert server.calls == N + CONCURRENCY
-    assert time.monotonic() - started < 20  # not the 30 s hang: a bound, not a timing
+    # Done while the first wave still hangs at the provider: the client timed out, it did not wait.
+    assert all(r.finished == 0.0 for r in server.requests if r.fault == "hang")
 
 
 def test_a_paper_fails_after_max_attempts_with_its_last_output(
@@ -451,13 +451,14 @@ def test_ctrl_c_keeps_finished_papers(project: Project, server: FakeOpenAI) -> N
     server.fault_for = lambda request: Fault.hang(60.0) if request.title in slow else None
     timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
-    started = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt):
             summarize_venue(project.settings(), store, VENUE)
     finally:
         timer.cancel()
-    assert time.monotonic() - started < 30  # in-flight calls (60 s hangs) were cancelled, not waited for
+    # In-flight calls were cancelled, not waited for: their 60 s hangs are still running at the provider.
+    hung = [r for r in server.requests if r.title in slow]
+    assert hung and all(r.finished == 0.0 for r in hung)
     done = {r.id for r in store.records(VENUE) if r.versions}
     assert done == {paper_id(0), paper_id(1)}
     assert all(json.loads(p.read_text("utf-8")) for p in Path(store.venue_dir(VENUE)).glob("*.json"))
