@@ -10,7 +10,6 @@ import contextlib
 import gc
 import json
 import os
-import re
 import sys
 import traceback
 from collections.abc import Iterable, Iterator
@@ -449,19 +448,13 @@ def status(c: Context, venue: str | None, as_json: bool) -> None:
     else:
         data = all_status(c.settings, c.store)
     if as_json:
-        click.echo(_JSON_UNSAFE.sub(_json_escape, json.dumps(data, ensure_ascii=False, indent=2)))
+        from .textsafe import json_terminal_safe
+
+        click.echo(json_terminal_safe(json.dumps(data, ensure_ascii=False, indent=2)))
     else:
         from .status import print_status
 
         print_status(data if isinstance(data, list) else [data])
-
-
-# json.dumps escapes C0 controls itself; C1 and bidi overrides it leaves raw, and a terminal would obey them.
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
-
-
-def _json_escape(match: re.Match[str]) -> str:
-    return f"\\u{ord(match.group()):04x}"
 
 
 @cli.command()

@@ -47,6 +47,15 @@ def terminal_safe(text: str) -> str:
     return _UNSAFE_OR_BREAK.sub(_visible_escape, text) if _UNSAFE_OR_BREAK.search(text) else text
 
 
+# What json.dumps(ensure_ascii=False) leaves raw and a terminal would obey: DEL, C1, bidi (it escapes C0 itself).
+_JSON_RAW_UNSAFE = re.compile(f"[\x7f-\x9f{_BIDI}]")
+
+
+def json_terminal_safe(json_text: str) -> str:
+    """JSON text (``ensure_ascii=False``) with DEL, C1 and bidi characters as ``\\uXXXX`` escapes: the same data."""
+    return _JSON_RAW_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", json_text)
+
+
 def _visible_escape(match: re.Match[str]) -> str:
     char = match.group()
     if char == "\n":
