@@ -17,6 +17,8 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -215,3 +217,17 @@ def browser() -> Iterator[Any]:
 
     with chromium() as instance:
         yield instance
+
+
+def start_summarizer(project: Project, *args: str, env: dict[str, str]) -> subprocess.Popen[str]:
+    """``python -m summarizer --config … ARGS`` in its own process, as a user would start it (``env`` added)."""
+    full = {**os.environ, "SUMMARIZER_NO_PROGRESS": "1", "PYTHONUNBUFFERED": "1", **env}
+    full.pop("SUMMARIZER_DEBUG", None)
+    return subprocess.Popen(
+        [sys.executable, "-m", "summarizer", "--config", str(project.config_path), *args],
+        cwd=project.root,
+        env=full,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )

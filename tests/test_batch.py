@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import time
 from typing import Any
 
@@ -14,7 +12,7 @@ import openai
 import pytest
 
 import summarizer.batch as batch
-from conftest import Project, RunCli
+from conftest import Project, RunCli, start_summarizer
 from summarizer.store import FetchState, Record, Store
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, RecordedRequest, default_answer
 
@@ -148,16 +146,7 @@ def test_cached_answers_are_not_sent_to_the_batch(project: Project, server: Fake
 
 
 def start(project: Project, *args: str) -> subprocess.Popen[str]:
-    env = dict(os.environ, OPENAI_API_KEY=KEY, SUMMARIZER_NO_PROGRESS="1", PYTHONUNBUFFERED="1")
-    env.pop("SUMMARIZER_DEBUG", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "summarizer", "--config", str(project.config_path), *args],
-        cwd=project.root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_summarizer(project, *args, env={"OPENAI_API_KEY": KEY})
 
 
 def retrieves(server: FakeOpenAI) -> int:

@@ -10,10 +10,8 @@ already been saved, and what is lost is exactly what is in flight.
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Project, RunCli
+from conftest import Project, RunCli, start_summarizer
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, default_answer, paper_title
 
@@ -76,18 +74,7 @@ def setup_venues(
 
 
 def start(project: Project, *args: str) -> subprocess.Popen[str]:
-    """``python -m summarizer --config … ARGS`` in its own process, as a user would start it."""
-    env = dict(os.environ)
-    env.update({KEY_ENV: KEY, "SUMMARIZER_NO_PROGRESS": "1", "PYTHONUNBUFFERED": "1"})
-    env.pop("SUMMARIZER_DEBUG", None)
-    return subprocess.Popen(
-        [sys.executable, "-m", "summarizer", "--config", str(project.config_path), *args],
-        cwd=project.root,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    return start_summarizer(project, *args, env={KEY_ENV: KEY})
 
 
 def wait_for(condition: Callable[[], bool], proc: subprocess.Popen[str], what: str, timeout: float = 20) -> None:
