@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import Project, RunCli
+from summarizer import suspicion
 from summarizer.store import FetchState, Record
 from summarizer.suspicion import (
     PaperFacts,
@@ -85,6 +88,7 @@ def test_summarize_stores_the_warning_and_review_list_shows_it(project: Project,
     # The stand-in writes nearly the same summary for both: the second one written is flagged.
     twins = [w for v in versions if v is not None for w in v.warnings if w.startswith("nearly identical to ICML2026/")]
     assert len(twins) == 1
+    assert all(v is not None and v.checked for v in versions)
     listed = cli("review", "list", "ICML2026")
     assert listed.code == 0
     assert "numbers not in the paper text: 4.2" in listed.out
@@ -106,3 +110,22 @@ def test_review_list_and_show_flag_a_version_stored_without_the_check(project: P
     assert listed.code == 0 and "numbers not in the paper text: 91.3%" in listed.out
     shown = cli("review", "show", "ICML2026/2601.00009")
     assert shown.code == 0 and "numbers not in the paper text: 91.3%" in shown.out
+
+
+def test_review_list_does_not_read_the_paper_again_for_a_checked_version(
+    project: Project, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A venue of 5,000: the warnings found when the version was stored are shown as stored."""
+    record = Record(venue="ICML2026", id="2601.00001", title="T", abstract="We halve the cost.")
+    record.add_version(
+        GOOD, ["LLM"], "llm_pretraining", "llm", warnings=["numbers not in the paper text: 9.9"], checked=True
+    )
+    project.store().save(record)
+
+    def read_again(*_args: object) -> str:
+        raise AssertionError("the paper was read again")
+
+    monkeypatch.setattr(suspicion, "paper_text", read_again)
+    listed = cli("review", "list", "ICML2026")
+    assert listed.code == 0, listed.err
+    assert "numbers not in the paper text: 9.9" in listed.out

@@ -48,6 +48,9 @@ class Version(_Model):
     prompt_hash: str | None = None
     feedback: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    # The paper-level warnings (numbers not in the paper, …) were found when it was stored: showing
+    # it needs no second read of the paper.  False for edits, imports and older versions.
+    checked: bool = False
 
     def same_content(self, summary: str, tags: list[str], field: str) -> bool:
         return self.summary == summary and self.tags == tags and self.field == field

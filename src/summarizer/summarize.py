@@ -346,6 +346,7 @@ def add_llm_version(
         prompt_hash=draft.prompt_hash,
         warnings=warnings,
         feedback=(feedback or None),
+        checked=settings is not None,
     )
     record.clear_failure("summarize")
     return version

@@ -228,6 +228,8 @@ def current_warnings(settings: Settings, record: Record, version: Version | None
     current = version or record.current
     if current is None:
         return []
+    if current.checked:  # found when it was stored: no need to read the paper again (5,000 of them in a list)
+        return list(current.warnings)
     stored = current.warnings or summary_warnings(current.summary)
     return merge(stored, record_warnings(settings, record, current.summary, current.tags, current.field))
 
