@@ -2,9 +2,11 @@
 
 The summarizer process talks to a loopback arXiv and a loopback provider that
 live in the test process, so the test sees every model request as it arrives
-and can pick the moment to send a signal: when every worker is waiting on the
-provider (``in_flight == max_concurrency``), every answer received before has
-already been saved, and what is lost is exactly what is in flight.
+and can pick the moment to send a signal: every worker is waiting on the
+provider (``in_flight == max_concurrency``) and every answer received before is
+in its record.  A worker writes an answer (in a thread, a few milliseconds)
+while it asks about its next paper, so the test waits for the records as well
+as for the requests; what is lost then is exactly what is in flight.
 """
 
 from __future__ import annotations
@@ -136,7 +138,12 @@ def test_kill_9_during_run_then_run_again_repeats_only_the_calls_in_flight(
         arxiv_requests = len(fake_arxiv.requests)
 
         proc = start(project, "run", VENUE)
-        wait_for(all_waiting(provider, 10, fresh_s=0.1), proc, "ten model requests")
+        waiting = all_waiting(provider, 10, fresh_s=0.1)
+
+        def waiting_and_written() -> bool:
+            return waiting() and len(summarized_titles(project)) == provider.calls - provider.in_flight
+
+        wait_for(waiting_and_written, proc, "ten model requests, every answer before them written")
         proc.send_signal(signal.SIGKILL)
         in_flight = provider.in_flight  # received, not answered: the answers the killed process never got
         proc.communicate(timeout=10)

@@ -57,7 +57,7 @@ from .errors import (
 )
 from .fsutil import atomic_write_text
 from .llm import LLMClient, chat_request, cut_off_problem, key_refused, usage_of
-from .store import Store, Usage, now_iso
+from .store import Record, Store, Usage, now_iso
 from .summarize import (
     Draft,
     Job,
@@ -65,10 +65,11 @@ from .summarize import (
     answer_spec,
     ask_model,
     paper_sections,
+    papers_to_summarize,
     parse_answer,
     persist,
     plan_jobs,
-    run_workers,
+    run_together,
     serve_cached,
     skip_reason,
     start_run,
@@ -518,7 +519,7 @@ async def _retry_online(run: SummarizeRun, retries: list[_Retry]) -> None:
                 await asyncio.to_thread(persist, run, job, draft, usage)
                 run.count(draft, usage)
 
-        await run_workers(min(settings.llm.max_concurrency, len(retries)), worker)
+        await run_together(*(worker() for _ in range(min(settings.llm.max_concurrency, len(retries)))))
 
 
 def _retry(run: SummarizeRun, retries: list[_Retry]) -> None:
@@ -535,13 +536,13 @@ def _retry(run: SummarizeRun, retries: list[_Retry]) -> None:
         run.fail(retry.job, error, retry.usage)
 
 
-def skip_batched(run: SummarizeRun, venue: str, jobs: list[Job], state: VenueState | None = None) -> list[Job]:
-    """The jobs whose paper is not waiting in a submitted batch (those are counted, not asked twice)."""
+def skip_batched(run: SummarizeRun, venue: str, papers: list[Record], state: VenueState | None = None) -> list[Record]:
+    """The papers not waiting in a submitted batch (those are counted, not asked twice)."""
     pending = (state or load_state(run.settings.outputs_dir, venue)).pending_papers()
-    kept = [job for job in jobs if job.record.id not in pending]
-    if len(kept) < len(jobs):
+    kept = [record for record in papers if record.id not in pending]
+    if len(kept) < len(papers):
         label = "in a batch submitted before" if state else f"waiting in a batch (collect: summarize {venue} --batch)"
-        run.report.count(label, len(jobs) - len(kept))
+        run.report.count(label, len(papers) - len(kept))
     return kept
 
 
@@ -565,7 +566,8 @@ def summarize_venue_batch(
     if state.open():
         api = BatchAPI(settings.llm, venue_id)
         _adopt(api, outputs, state)
-    jobs = skip_batched(run, venue_id, plan_jobs(run, venue_id, limit=limit, force=force), state)
+    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force), state)
+    jobs = list(plan_jobs(run, papers, limit))
     with console.progress(f"summarize {venue_id} (cached)", total=len(jobs)) as bar:
         misses = serve_cached(run, jobs, bar, force=force)
     if misses:

@@ -6,8 +6,9 @@ Answers are cached in ``cache/llm/`` keyed by (base_url, model, prompt-template
 hash, response-schema version, input hash) — never the key — so a re-run makes
 no call.  ``--force`` ignores the cache and redoes model drafts and rejected
 papers, but never touches an approved paper or one whose current version a
-person wrote or imported.  Each record is saved as soon as its paper finishes,
-so an interrupted run loses only the papers in flight.
+person wrote or imported.  Each record is saved as soon as its paper finishes
+(in a thread, while its worker asks about the next paper), so an interrupted run
+loses only the papers in flight and an answer still being written.
 
 ``regenerate_summary`` is the one-paper API behind ``regen VENUE/ID
 --feedback TEXT``: one fresh call (more only when an attempt fails), no cache,
@@ -22,8 +23,7 @@ import functools
 import json
 import re
 import threading
-from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -41,7 +41,7 @@ from .fsutil import atomic_write_text, sha256_text
 from .llm import AnswerSpec, LLMClient, usage_of
 from .paper_input import load_paper_text, model_input
 from .store import Record, Store, Usage, Version, now_iso
-from .suspicion import DuplicateIndex, PaperFacts, paper_facts
+from .suspicion import DuplicateIndex
 from .textsafe import clean_line, clean_text
 from .validation import validation_problems
 
@@ -319,7 +319,6 @@ def add_llm_version(
     feedback: str | None = None,
     settings: Settings | None = None,
     duplicates: DuplicateIndex | None = None,
-    facts: PaperFacts | None = None,
 ) -> Version:
     """Add ``draft`` as the record's newest version (origin llm) and clear its summarize failure.
 
@@ -332,7 +331,7 @@ def add_llm_version(
     if settings is not None:
         from .suspicion import merge, record_warnings
 
-        found = record_warnings(settings, record, draft.summary, draft.tags, draft.field, facts)
+        found = record_warnings(settings, record, draft.summary, draft.tags, draft.field)
         warnings = merge(warnings, found)
     if duplicates is not None:
         twin = duplicates.check(f"{record.venue}/{record.id}", draft.summary)
@@ -482,7 +481,7 @@ class SummarizeRun:
         self.save(job, draft, usage)
         self.count(draft, usage)
 
-    def save(self, job: Job, draft: Draft, usage: Usage, facts: PaperFacts | None = None) -> None:
+    def save(self, job: Job, draft: Draft, usage: Usage) -> None:
         """The paper's new version into its record, on disk (touches only this job's record: thread-safe)."""
         record = job.record
         if record.status == "rejected":
@@ -493,7 +492,7 @@ class SummarizeRun:
             record.clear_failure("summarize")  # --force got the same answer: no second, identical version
             self.report.count("unchanged")
         else:
-            add_llm_version(record, draft, settings=self.settings, duplicates=self.duplicates, facts=facts)
+            add_llm_version(record, draft, settings=self.settings, duplicates=self.duplicates)
         record.usage.add(usage)
         self.store.save(record)
 
@@ -543,12 +542,12 @@ def skip_reason(record: Record, force: bool) -> str | None:
     return None
 
 
-def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage, facts: PaperFacts | None = None) -> None:
+def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage) -> None:
     """A paid answer is kept: the record first, then the cache; a cache that cannot be written is
     reported once for the run, not fatal.  When the record cannot be written, the cache still gets
     the answer, so the next run (once the folder is fixed) does not pay for it again."""
     try:
-        run.save(job, draft, usage, facts)
+        run.save(job, draft, usage)
     except BaseException:
         with contextlib.suppress(Exception):
             run.cache.put(job.key, draft, usage)
@@ -559,36 +558,82 @@ def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage, facts: Pape
         run.cache_failed(exc)
 
 
-async def _run_jobs(run: SummarizeRun, jobs: list[Job], bar: console.ProgressBar) -> None:
-    settings = run.settings
-    queue = deque(jobs)
-    async with LLMClient(settings.llm) as client:
+class _OnlinePass:
+    """Every job answered, from the cache or by the model, with ``workers`` papers at the model at once.
 
-        async def worker() -> None:
-            while queue:
-                job = queue.popleft()
-                # The suspicion checks' index of the paper (~5 ms of CPU) is built while the model
-                # answers, not after: sixteen answers arrive together, and sixteen of those in a row
-                # would hold up the next round of requests.
-                facts = asyncio.create_task(asyncio.to_thread(paper_facts, settings, job.record))
+    Jobs are planned (the paper's text read, its prompt rendered, the cache looked up) one at a time
+    on the event loop beside the workers: the first requests go out once the first papers are
+    planned, and the rest are planned while the model answers those.
+    """
+
+    def __init__(self, run: SummarizeRun, bar: console.ProgressBar, *, workers: int, force: bool):
+        self.run = run
+        self.bar = bar
+        self.workers = workers
+        self.force = force
+        self.todo: asyncio.Queue[Job | None] = asyncio.Queue()
+        self._client: LLMClient | None = None  # made for the first cache miss: a run the cache answers needs no key
+
+    async def answer(self, jobs: Iterator[Job]) -> None:
+        try:
+            await run_together(self._plan(jobs), *(self._work() for _ in range(self.workers)))
+        finally:
+            if self._client is not None:
+                await self._client.close()
+
+    def client(self) -> LLMClient:
+        if self._client is None:
+            self._client = LLMClient(self.run.settings.llm)
+        return self._client
+
+    async def _plan(self, jobs: Iterator[Job]) -> None:
+        for job in jobs:
+            draft = None if self.force else cached_draft(self.run, job)
+            if draft is None:
+                self.todo.put_nowait(job)
+            else:
+                await asyncio.to_thread(self.run.save, job, draft, Usage())
+                self._counted(draft, Usage())
+            await asyncio.sleep(0)  # the workers send what is planned before the next paper is
+        for _ in range(self.workers):
+            self.todo.put_nowait(None)
+
+    async def _work(self) -> None:
+        run = self.run
+        saving: asyncio.Task[None] | None = None
+        try:
+            while (job := await self.todo.get()) is not None:
                 try:
-                    draft, usage = await ask_model(client, settings, run.prompts, job.messages, job.record.id)
+                    draft, usage = await ask_model(
+                        self.client(), run.settings, run.prompts, job.messages, job.record.id
+                    )
                 except PaperError as exc:  # this paper only; a RunError (a refused key, a full disk) ends the run
-                    facts.cancel()
                     run.fail(job, exc, usage_of(exc))
-                else:
-                    # The file writes (answer cache, record; fsync'd) go to a thread, so they do not
-                    # hold up the other workers' requests on the event loop; counting stays here.
-                    await asyncio.to_thread(persist, run, job, draft, usage, await facts)
-                    run.count(draft, usage)
-                bar.advance(run.note())
+                    self.bar.advance(run.note())
+                    continue
+                # The answer is written while this worker asks about its next paper, one answer at a
+                # time: a write that failed (a full disk) ends the run when the next answer comes in.
+                previous, saving = saving, asyncio.create_task(self._save(job, draft, usage))
+                if previous is not None:
+                    await asyncio.shield(previous)
+        finally:
+            if saving is not None:
+                await asyncio.shield(saving)
 
-        await run_workers(min(settings.llm.max_concurrency, len(jobs)), worker)
+    async def _save(self, job: Job, draft: Draft, usage: Usage) -> None:
+        # The writes (record, answer cache; fsync'd) and the suspicion checks run in a thread, off
+        # the event loop that every worker's requests and answers go through.
+        await asyncio.to_thread(persist, self.run, job, draft, usage)
+        self._counted(draft, usage)
+
+    def _counted(self, draft: Draft, usage: Usage) -> None:
+        self.run.count(draft, usage)
+        self.bar.advance(self.run.note())
 
 
-async def run_workers(count: int, worker: Callable[[], Coroutine[Any, Any, None]]) -> None:
-    """``count`` copies of ``worker`` at once; the first exception (a RunError) cancels the rest and is raised."""
-    tasks = [asyncio.create_task(worker()) for _ in range(count)]
+async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:
+    """Run these at once; the first exception (a RunError) cancels the rest and is raised."""
+    tasks = [asyncio.create_task(coroutine) for coroutine in coroutines]
     try:
         await asyncio.gather(*tasks)
     finally:
@@ -607,40 +652,68 @@ def start_run(settings: Settings, store: Store, venue_id: str) -> SummarizeRun:
     return run
 
 
-def plan_jobs(run: SummarizeRun, venue_id: str, *, limit: int | None = None, force: bool = False) -> list[Job]:
-    """The venue's papers that need a summary, with their messages and cache keys (skips counted)."""
-    settings, prompts = run.settings, run.prompts
+def papers_to_summarize(run: SummarizeRun, venue_id: str, *, force: bool = False) -> list[Record]:
+    """The venue's papers that need a summary, in order; the others are counted under why (no text is read)."""
     records = run.store.records(venue_id)
     run.duplicates = DuplicateIndex.of(records)
     if not records:
         console.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
-    jobs: list[Job] = []
+    papers: list[Record] = []
     for record in records:
-        skip = skip_reason(record, force)
-        if skip is not None:
+        skip = skip_reason(record, force) or _unfetched(run.settings, record)
+        if skip is None:
+            papers.append(record)
+        else:
             run.report.count(skip)
-            continue
-        if limit is not None and len(jobs) >= limit:
-            continue  # --limit counts papers that will really be asked about
+    return papers
+
+
+def _unfetched(settings: Settings, record: Record) -> str | None:
+    """The count a paper `fetch` has not reached goes under: no text yet, and not one summarised from its abstract."""
+    if record.fetch.text_path or record.fetch.abstract_only:
+        return None
+    try:
+        paper_sections(settings, record)  # reads no file: without a text, only the abstract can be there
+    except NoInput:
+        return "not fetched"
+    return None
+
+
+def plan_jobs(run: SummarizeRun, papers: list[Record], limit: int | None = None) -> Iterator[Job]:
+    """Each paper's job (its messages and cache key), made as it is asked for; at most ``limit`` of them.
+
+    A paper whose text cannot be read fails with the reason and does not count towards ``limit``
+    (it counts papers that will really be asked about).
+    """
+    planned = 0
+    for record in papers:
+        if limit is not None and planned >= limit:
+            return
         try:
-            sections = paper_sections(settings, record)
+            sections = paper_sections(run.settings, record)
         except NoInput as exc:
-            if record.fetch.text_path or record.fetch.abstract_only:
-                run.fail(Job(record, [], ""), exc, Usage())
-            else:
-                run.report.count("not fetched")
+            run.fail(Job(record, [], ""), exc, Usage())
             continue
-        messages = prompts.messages(settings, record, sections)
-        jobs.append(Job(record, messages, AnswerCache.key(settings, prompts.hash, messages)))
-    return jobs
+        messages = run.prompts.messages(run.settings, record, sections)
+        planned += 1
+        yield Job(record, messages, AnswerCache.key(run.settings, run.prompts.hash, messages))
+
+
+def planned_total(papers: list[Record], limit: int | None) -> int:
+    return len(papers) if limit is None else min(limit, len(papers))
+
+
+def cached_draft(run: SummarizeRun, job: Job) -> Draft | None:
+    """The job's answer from the cache, when it is there and still passes the checks."""
+    entry = run.cache.get(job.key)
+    return _cached_draft(entry, run.settings, run.prompts.hash) if entry else None
 
 
 def serve_cached(run: SummarizeRun, jobs: list[Job], bar: console.ProgressBar, *, force: bool = False) -> list[Job]:
     """Save every job whose answer is cached (unless ``force``); the rest (the misses) are returned."""
     misses: list[Job] = []
     for job in jobs:
-        entry = None if force else run.cache.get(job.key)
-        draft = _cached_draft(entry, run.settings, run.prompts.hash) if entry else None
+        draft = None if force else cached_draft(run, job)
         if draft is None:
             misses.append(job)
         else:
@@ -656,9 +729,11 @@ def summarize_venue(
     from .batch import skip_batched
 
     run = start_run(settings, store, venue_id)
-    jobs = skip_batched(run, venue_id, plan_jobs(run, venue_id, limit=limit, force=force))
-    with console.progress(f"summarize {venue_id}", total=len(jobs)) as bar:
-        misses = serve_cached(run, jobs, bar, force=force)
-        if misses:
-            asyncio.run(_run_jobs(run, misses, bar))
+    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force))
+    total = planned_total(papers, limit)
+    with console.progress(f"summarize {venue_id}", total=total) as bar:
+        if total:
+            workers = min(settings.llm.max_concurrency, total)
+            online = _OnlinePass(run, bar, workers=workers, force=force)
+            asyncio.run(online.answer(plan_jobs(run, papers, limit)))
     return run.report

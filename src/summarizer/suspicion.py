@@ -184,18 +184,10 @@ def paper_text(settings: Settings, record: Record) -> str | None:
     return "\n".join([record.title, *(body for _, body in sections)])
 
 
-def paper_facts(settings: Settings, record: Record) -> PaperFacts | None:
-    """The paper's facts, indexed once (a summarize worker builds them while the model answers)."""
-    text = paper_text(settings, record)
-    return PaperFacts(text) if text else None
-
-
-def paper_warnings(
-    settings: Settings, summary: str, tags: list[str], field: str, text: str | None, facts: PaperFacts | None = None
-) -> list[str]:
+def paper_warnings(settings: Settings, summary: str, tags: list[str], field: str, text: str | None) -> list[str]:
     """Every warning about one summary that needs no other paper (the near-duplicate check does)."""
     warnings = list(summary_warnings(summary))
-    facts = facts or (PaperFacts(text) if text else None)
+    facts = PaperFacts(text) if text else None
     if facts is not None:
         invented = invented_numbers(summary, facts)
         if invented:
@@ -214,11 +206,7 @@ def paper_warnings(
     return warnings
 
 
-def record_warnings(
-    settings: Settings, record: Record, summary: str, tags: list[str], field: str, facts: PaperFacts | None = None
-) -> list[str]:
-    if facts is not None:
-        return paper_warnings(settings, summary, tags, field, None, facts)
+def record_warnings(settings: Settings, record: Record, summary: str, tags: list[str], field: str) -> list[str]:
     return paper_warnings(settings, summary, tags, field, paper_text(settings, record))
 
 
