@@ -319,8 +319,9 @@ def summarize_row(res: Results, bench: Bench, config: Path, server: FakeOpenAI, 
         first, last = requests[0].started, max(r.finished for r in requests)
         res.notes.append(
             f"summarize (the best run): the process took {run.wall_s:.2f} s: {first - run.started:.2f} s from its "
-            f"start to the first request (interpreter, imports, reading {n} records and their texts, building the "
-            f"prompts), {last - first:.2f} s from the first request to the last answer (ideal {ideal:.2f} s; the "
+            f"start to the first request (interpreter, imports, reading the {n} records, planning the first papers, "
+            f"making the client; the other papers are planned while the model answers), "
+            f"{last - first:.2f} s from the first request to the last answer (ideal {ideal:.2f} s; the "
             f"rest is the client's work between an answer and the next request), "
             f"{run.started + run.wall_s - last:.2f} s from the last answer to its exit. Best of {len(runs)} runs, "
             "each on a copy of the fetched papers: on a shared machine the other runs show what contention adds."
@@ -395,7 +396,7 @@ def tokens_rows(res: Results, config: Path, real_pdfs: Path, server: FakeOpenAI)
         res.notes.append(
             f"Tokens: the whole request (system prompt, instructions, field list and paper text) was "
             f"{statistics.median(prompts):.0f} estimated tokens at the median, {max(prompts)} at most; the budget "
-            "applies to the paper text (`paper_input.model_input`), counted with `extract.estimate_tokens`."
+            "applies to the paper text (`paper_input.model_input`), counted with `tokens.estimate_tokens`."
         )
     pdfs = sorted(real_pdfs.glob("*.pdf")) if real_pdfs.is_dir() else []
     if not pdfs:
@@ -461,27 +462,42 @@ cProfile, `python -X importtime`, gc callbacks and timestamps on the stand-in's 
   a last one at exit freeing them one by one (~0.25 s of every command). `cli.entry` now keeps the
   collector off through start-up, freezes start-up's objects once the work begins and everything at
   exit: from the last answer to the exit ~0.03 s.
-- **Cutting the model's input** (0.12 s): `extract.model_input`'s binary search estimated tokens over
-  prefixes of sections of up to 200,000 characters. A text of n characters is at least n/4 tokens, so
-  the search now reads only the first 4 × budget characters (the same cuts): 0.008 s.
+- **Cutting the model's input** (0.12 s): `model_input`'s binary search (then in `extract`, now in
+  `paper_input`) estimated tokens over prefixes of sections of up to 200,000 characters. A text of n
+  characters is at least n/4 tokens, so the search now reads only the first 4 × budget characters
+  (the same cuts): 0.008 s.
 - **Imports a command does not use**: `--help` no longer imports pydantic, yaml or filelock, and no
   command imports `rich.progress` unless a bar is shown; `summarize` imports nothing of the site, the
   fetcher or PDFs (`tests/test_throughput.py`). What is left is needed: ~0.5 s on a quiet machine, openai
   alone ~0.26 s (its package imports every API type).
 - **The review desk's suspicion checks** (0.4 s, added with the desk): each new version's warnings
-  index the paper's text (~5 ms of CPU). Done after the answer, sixteen of them ran back to back each
-  round before the next requests went out (request span 6.79 → 7.18 s). The index is now built in a
-  thread while the model answers: 6.74–6.80 s. Writing the answer cache without fsync was tried on top
-  and measured no gain (kept durable).
-- **Left as it is**: each round of 16 requests takes ~25 ms more than the latency. Per request the
-  event loop spends ~2.5 ms of CPU, ~85% of it in openai and httpx (request transform, connection-pool
-  checks, response parsing), and a worker sends its next request only once its paper's record and
-  cache entry are written (fsync'd, ~7 ms in a thread), so that a kill loses only the calls in flight.
+  index the paper's text (~1–5 ms of CPU). Done after the answer, sixteen of them ran back to back each
+  round before the next requests went out (request span 6.79 → 7.18 s). They now run in the thread
+  that writes the answer, off the path to the next request (below).
+- **The path from an answer to the next request** (~0.15 s): timestamps in the workers showed each
+  paper's record and cache write (1.8 ms of work alone) taking 11 ms on average and 34 ms at the 90th
+  percentile between the answer and the worker's next request: the thread hand-off waits for the event
+  loop, busy with the other fifteen answers, and threads doing CPU work hold the GIL for up to its
+  5 ms switch interval whenever the loop lets go of it. A worker now writes its answer in a thread while
+  it asks about the next paper, one answer at a time (request span 6.74–6.89 → 6.62–6.67 s). An answer
+  still being written counts as in flight: a kill in those few milliseconds loses it as it loses the
+  requests. `fsync` itself was not the cost (0.5 ms a write on this disk; turning it off measured no gain).
+- **Start-up** (~0.13 s): `summarize` planned all 200 papers (their texts read, prompts rendered,
+  cache keys hashed: 85 ms) before the first request, and the first round's sixteen suspicion-index
+  threads fought the first requests for the GIL (114 ms from the first `create` call to the request
+  reaching the stand-in, 64 ms without them). Papers are now planned one at a time on the event loop
+  beside the workers, so the first request goes out once the first paper is planned and the rest are
+  planned while the model answers: first request at 0.63–0.72 s instead of 0.77–0.82 s.
+- **Left as it is**: ~0.45 s of imports (openai alone ~0.26 s: its package imports every API type),
+  ~40 ms making the client (httpcore and the TLS context, built even for an `http://` provider), and
+  ~2.5 ms of event-loop CPU per request, ~85% of it in openai and httpx (the request transform alone is
+  0.6 ms); sixteen answers arriving together still queue behind each other for it.
 
 Against the code before these cuts, run alternately on the same machine while others used it
 (6 runs each, load 4–5 on 2 cores): `summarize` wall median 8.65 → 7.98 s (1.33× → 1.23×), time
 outside the requests 1.52 → 0.82 s, CPU 2.16 → 1.71 s; in each of the 6 pairs the new code was faster.
-On a quiet machine the code before measured 7.61 s (1.17×).
+On a quiet machine the code before measured 7.61 s (1.17×). The planning and writing changes, measured
+the same way (3 runs each, load ~1): 7.62–7.66 s before, 7.33–7.41 s after.
 """
 
 
