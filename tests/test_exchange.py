@@ -5,6 +5,7 @@ import pytest
 
 from conftest import Project, RunCli, summary_text
 from summarizer import locks
+from summarizer.store import Record
 
 HOSTILE = [
     {
@@ -74,6 +75,34 @@ def test_import_then_export_round_trips_exactly(cli: RunCli, project: Project) -
     after = {p: p.read_bytes() for p in (project.root / "outputs" / "records").rglob("*.json")}
     assert before == after
     assert export_lines(cli, "ICML2026") == icml
+
+
+def test_an_export_loaded_into_an_empty_project_keeps_where_papers_came_from(cli: RunCli, project: Project) -> None:
+    sourced = {**HOSTILE[0], "source_type": "openreview", "source_id": "AbC-12_x", "tier": "oral\u202e\x07"}
+    assert cli("import", str(project.write_jsonl("in.jsonl", [sourced, HOSTILE[1]]))).code == 0
+    exported = export_lines(cli, "ICML2026")
+    assert [line.get("tier") for line in exported] == ["oral", None]
+    assert exported[0]["source_type"] == "openreview" and exported[0]["source_id"] == "AbC-12_x"
+
+    for path in (project.root / "outputs" / "records").rglob("*.json"):
+        path.unlink()  # a fresh project, loaded from the export
+    assert cli("import", str(project.write_jsonl("export.jsonl", exported))).code == 0
+    assert export_lines(cli, "ICML2026") == exported
+    assert "openreview" in cli("review", "show", "ICML2026/2601.00001").out  # review shows the source
+
+
+def test_a_fetched_papers_source_is_not_overwritten_by_an_import(cli: RunCli, project: Project) -> None:
+    store = project.store()
+    record = Record(venue="ICML2026", id="2601.00001", title=HOSTILE[0]["title"], source_type="openreview")
+    record.source_id, record.tier = "note-1", "poster"
+    store.save(record)
+    claimed = {**HOSTILE[0], "source_type": "list\x1b[31m", "source_id": "x" * 201, "tier": "oral"}
+    refused = cli("import", str(project.write_jsonl("bad.jsonl", [claimed])))
+    assert refused.code != 0 and "source_id" in refused.err and "at most 200" in refused.err
+    claimed["source_id"] = "other"
+    assert cli("import", str(project.write_jsonl("in.jsonl", [claimed]))).code == 0
+    kept = project.store().load("ICML2026", "2601.00001")
+    assert (kept.source_type, kept.source_id, kept.tier) == ("openreview", "note-1", "poster")
 
 
 def test_importing_twice_changes_nothing(cli: RunCli, project: Project) -> None:

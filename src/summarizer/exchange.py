@@ -73,6 +73,7 @@ class PendingLine(BaseModel):
 
 
 SOURCE_KEYS = ("source_type", "source_id", "tier")  # exported when the record came from a venue source
+MAX_SOURCE_CHARS = 200  # what a source's id is cut to when fetched
 
 
 class ImportLine(BaseModel):
@@ -91,10 +92,22 @@ class ImportLine(BaseModel):
     abstract: str | None = None
     note: str | None = None
     pending: PendingLine | None = None
-    # Where the paper came from (export writes them; import accepts and ignores them: the source says).
+    # Where the paper came from (export writes them).  Import keeps them on a record that has none,
+    # so an export loaded into an empty project still says where each paper came from; a record
+    # `fetch` has met keeps what its source said.
     source_type: str | None = None
     source_id: str | None = None
     tier: str | None = None
+
+    @field_validator(*SOURCE_KEYS)
+    @classmethod
+    def _provenance(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = clean_line(value)
+        if len(value) > MAX_SOURCE_CHARS:
+            raise ValueError(f"{len(value)} characters (at most {MAX_SOURCE_CHARS})")
+        return value or None
 
     @field_validator("title")
     @classmethod
@@ -468,6 +481,8 @@ def _apply_import_metadata(record: Record, line: ImportLine) -> None:
         _set(record, "abstract", line.abstract, lambda text: clean_text(text).strip())
     if line.note is not None:
         _set(record, "note", line.note or None, lambda text: clean_text(text).strip() or None)
+    if record.source_type is None and line.source_type is not None:
+        record.source_type, record.source_id, record.tier = line.source_type, line.source_id, line.tier
 
 
 def _apply_status(record: Record, status: Status, version: Version, added: bool, is_new: bool) -> None:
