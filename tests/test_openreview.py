@@ -227,6 +227,32 @@ def test_a_hostile_error_message_from_the_server_reaches_the_terminal_inert(proj
     assert len(result.err.strip().splitlines()) == 1
 
 
+def test_the_clients_retry_lines_go_to_the_log_cleaned_never_to_stdout(project: Project, cli: RunCli) -> None:
+    notes = venue_notes(VENUE_ID, "ICLR 2026", poster=2)
+    with FakeOpenReview(notes) as fake:
+        configure(project, fake)
+        original = fake._handle
+        busy = {"left": 1}
+
+        def busy_once(method: str, raw: str, headers: dict[str, str], body: bytes) -> tuple[int, bytes, str]:
+            if raw.startswith("/notes") and busy["left"]:
+                busy["left"] -= 1
+                answer = json.dumps({"name": "ServiceUnavailable", "message": "busy\x1b]0;pwned\x07\u202e"}).encode()
+                return 503, answer, "application/json"
+            return original(method, raw, headers, body)
+
+        fake._handle = busy_once  # type: ignore[method-assign]
+        quiet = cli("fetch", "ICLR2026", "--limit", "1")
+        busy["left"] = 1
+        verbose = cli("-v", "fetch", "ICLR2026")
+    assert quiet.code == 0 and verbose.code == 0, quiet.err + verbose.err
+    assert quiet.out == "" and verbose.out == ""  # stdout is the command's own (export, status --json)
+    assert "Retrying request" not in quiet.err
+    (line,) = [line for line in verbose.err.splitlines() if "Retrying request" in line]
+    assert "summarizer.sources.openreview: openreview-py: Retrying request: GET" in line and "busy" in line
+    assert "\x1b" not in verbose.err and "\u202e" not in verbose.err
+
+
 def test_only_the_configured_variables_are_used(project: Project, cli: RunCli, shared_pdf: bytes) -> None:
     notes = venue_notes(VENUE_ID, "ICLR 2026", poster=1)
     notes[0].pdf = shared_pdf

@@ -21,6 +21,9 @@ the run's polite HTTP client with the login token for that host only.
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 from typing import Any
 from urllib.parse import urlsplit
@@ -28,7 +31,10 @@ from urllib.parse import urlsplit
 import requests
 
 from ..config import OpenReviewSettings, Source
+from ..textsafe import clean_line
 from .base import Entry, Gathered, SourceAuthRequired, SourceContext, SourceError, dig, native_entry, tier_of
+
+log = logging.getLogger(__name__)
 
 PAGE = 1000  # the API's cap
 MAX_NOTES = 100_000
@@ -120,7 +126,8 @@ def _call(settings: OpenReviewSettings, call: Any) -> Any:
         "(the variables named in openreview.username_env / password_env) and run again"
     )
     try:
-        return call()
+        with contextlib.closing(_ClientPrints()) as prints, contextlib.redirect_stdout(prints):
+            return call()
     except openreview.OpenReviewException as exc:
         name, message = _error_name(exc)
         if name in AUTH_ERRORS or "challenge" in message.lower():
@@ -134,6 +141,35 @@ def _call(settings: OpenReviewSettings, call: Any) -> Any:
         raise SourceError(f"OpenReview at {settings.api_url} could not be reached ({type(exc).__name__})") from None
     except (KeyError, TypeError, ValueError) as exc:
         raise SourceError(f"OpenReview's answer is not the API v2 format ({type(exc).__name__}: {exc})") from None
+
+
+class _ClientPrints(io.TextIOBase):
+    """What the client prints to stdout (each retry: "Retrying request: <url>, response: <the server's
+    answer>"), as ``-v`` log lines, cleaned: stdout stays the command's own, and a server's text
+    never reaches the terminal raw."""
+
+    def __init__(self) -> None:
+        self._partial = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        *lines, self._partial = (self._partial + text).split("\n")
+        for line in lines:
+            self._log(line)
+        return len(text)
+
+    def close(self) -> None:
+        self._log(self._partial)
+        self._partial = ""
+        super().close()
+
+    @staticmethod
+    def _log(line: str) -> None:
+        shown = clean_line(line)[:300]
+        if shown:
+            log.info("openreview-py: %s", shown)
 
 
 def _error_name(exc: Exception) -> tuple[str, str]:
