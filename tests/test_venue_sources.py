@@ -112,6 +112,31 @@ def test_pmlr_match_arxiv_links_the_abs_page(project: Project, cli: RunCli, site
     assert records["turing26b"].link == "https://proceedings.mlr.press/v306/turing26b.html"
 
 
+def test_match_arxiv_turned_on_after_a_fetch_matches_once(project: Project, cli: RunCli, site: StaticSite) -> None:
+    yaml_text = (FIXTURES / "pmlr_v306_citeproc.yaml").read_text("utf-8")
+    site.put("/c.yaml", yaml_text.replace("https://raw.githubusercontent.com", site.url), "text/yaml")
+    for name in ("lovelace26a", "turing26b"):
+        site.put(f"/mlresearch/v306/main/assets/{name}/{name}.pdf", *pdf(name))
+    papers = [FakePaper("2601.00011", "Analytical Engines Revisited: Sparse Attention at Scale")]
+    with FakeArxiv(papers) as fake:
+        arxiv = {"delay_s": 0, "api_url": fake.api_url, "timeout_s": 5}
+        use_source(project, {"type": "pmlr", "url": f"{site.url}/c.yaml"}, arxiv=arxiv)
+        assert cli("fetch", "ICML2026").code == 0
+        assert not fake.api_requests() and all(r.arxiv_id is None for r in project.store().records("ICML2026"))
+
+        use_source(project, {"type": "pmlr", "url": f"{site.url}/c.yaml", "match_arxiv": True}, arxiv=arxiv)
+        turned_on = cli("fetch", "ICML2026")
+        assert turned_on.code == 0, turned_on.err
+        assert "0 fetched, 2 cached" in turned_on.err  # no PDF again: only the arXiv look-up
+        assert len(fake.api_requests()) == 2
+        records = {r.source_id: r for r in project.store().records("ICML2026")}
+        assert records["lovelace26a"].link == "https://arxiv.org/abs/2601.00011"
+        assert records["turing26b"].arxiv_id is None and records["turing26b"].fetch.arxiv_checked_at
+
+        again = cli("fetch", "ICML2026")  # the paper not on arXiv is not looked for again
+        assert again.code == 0 and len(fake.api_requests()) == 2
+
+
 # -- ACL Anthology --------------------------------------------------------------------------------------
 
 

@@ -70,6 +70,7 @@ class FetchState(_Model):
     text_path: str | None = None  # relative to the cache folder
     abstract_only: bool = False  # the PDF failed: summarise from the arXiv abstract
     fetched_at: str | None = None
+    arxiv_checked_at: str | None = None  # when a source's `match_arxiv` looked for the paper on arXiv
 
 
 class Usage(_Model):

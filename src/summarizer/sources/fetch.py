@@ -220,6 +220,8 @@ def _native(run: _FetchRun, ctx: SourceContext, entry: Entry, match_arxiv: bool)
     record = run.record(pid, entry)
     apply_native(record, entry)
     if _done(run.settings, record):
+        if match_arxiv:  # fetched before match_arxiv was turned on: looked for once
+            _match_once(run, api, record)
         run.cached(record)
         return None
     if not record.abstract and entry.abstract_from is not None:
@@ -228,21 +230,29 @@ def _native(run: _FetchRun, ctx: SourceContext, entry: Entry, match_arxiv: bool)
             record.abstract = clean_line(entry.abstract_from(http) or "")[:20_000] or None
         except FetchError as exc:
             run.report.warn(f"{run.venue}/{record.id}: abstract page skipped ({exc.reason})")
-    if match_arxiv and not record.arxiv_id:
-        run.bar.note("arXiv title match")
-        _match_arxiv(api, record, entry, run.report)
+    if match_arxiv:
+        _match_once(run, api, record)
     if not record.fetch.pdf_url and record.arxiv_id:
         record.fetch.pdf_url = f"https://arxiv.org/pdf/{record.arxiv_id}"
     return record
 
 
-def _match_arxiv(api: ArxivAPI, record: Record, entry: Entry, report: Report) -> None:
+def _match_once(run: _FetchRun, api: ArxivAPI, record: Record) -> None:
+    """The paper's arXiv version, looked for once (a paper not on arXiv costs no query on the next fetch)."""
+    if record.arxiv_id or record.fetch.arxiv_checked_at is not None:
+        return
+    run.bar.note("arXiv title match")
+    _match_arxiv(api, record, run.report)
+
+
+def _match_arxiv(api: ArxivAPI, record: Record, report: Report) -> None:
     """A verified close title match (and the first author for short titles) fills what the source lacks."""
     try:
         result = api.by_title(record.title)
     except APIFailure as exc:
-        report.warn(f"{record.venue}/{record.id}: arXiv match skipped ({exc})")
+        report.warn(f"{record.venue}/{record.id}: arXiv match skipped ({exc}); the next fetch tries again")
         return
+    record.fetch.arxiv_checked_at = now_iso()
     if result is None:
         return
     if len(normalize_title(record.title).split()) < SHORT_TITLE_WORDS and not _same_first_author(record, result):
