@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from conftest import summary_text
+from summarizer import fsutil
 from summarizer.errors import FileSystemError, RecordError, UsageError
 from summarizer.ids import paper_id, parse_arxiv_id, slugify
 from summarizer.store import SCHEMA_VERSION, Record, Store
@@ -167,3 +168,39 @@ def test_all_or_nothing_lands_every_save_together_or_none(tmp_path: Path) -> Non
     assert sorted(p.name for p in store.venue_dir("ICML2026").iterdir()) == ["2601.00001.json", "2601.00002.json"]
     with store.all_or_nothing():
         assert not store.save(second)  # unchanged: nothing written
+
+
+def _two_records(store: Store) -> None:
+    with store.all_or_nothing():
+        store.save(Record(venue="ICML2026", id="2601.00001", title="A"))
+        store.save(Record(venue="ICLR2026", id="2601.00002", title="B"))
+
+
+def test_a_write_batch_flushes_its_own_file_system_not_the_whole_machine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if fsutil._libc_syncfs() is None:
+        pytest.skip("no syncfs here: os.sync() is the fallback")
+    flushed: list[int] = []
+    real = fsutil._libc_syncfs()
+    assert real is not None
+    monkeypatch.setattr(fsutil, "_libc_syncfs", lambda: lambda fd: flushed.append(os.fstat(fd).st_dev) or real(fd))
+    monkeypatch.setattr(os, "sync", lambda: pytest.fail("os.sync() flushes every disk of a shared machine"))
+    _two_records(Store(tmp_path))
+    assert flushed == [os.stat(tmp_path).st_dev]  # two folders, one file system: one flush
+
+
+def test_a_write_batch_without_syncfs_falls_back_to_sync_and_a_failed_flush_lands_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[bool] = []
+    monkeypatch.setattr(fsutil, "_libc_syncfs", lambda: None)
+    monkeypatch.setattr(os, "sync", lambda: synced.append(True))
+    _two_records(Store(tmp_path / "a"))
+    assert synced == [True] and len(list((tmp_path / "a").rglob("*.json"))) == 2
+
+    monkeypatch.setattr(fsutil, "_libc_syncfs", lambda: lambda fd: -1)
+    monkeypatch.setattr(fsutil, "_errno", lambda: 5)
+    with pytest.raises(FileSystemError, match="Input/output error"):
+        _two_records(Store(tmp_path / "b"))
+    assert not any(p.is_file() for p in (tmp_path / "b").rglob("*"))  # no record, no temp file
