@@ -436,6 +436,27 @@ def test_without_a_terminal_long_stages_print_progress_lines(
     assert f"summarize {VENUE}: 1/3" in result.err and f"summarize {VENUE}: 3/3" in result.err
 
 
+def test_a_paper_whose_text_is_gone_still_moves_the_progress_line_to_the_end(
+    cli: RunCli, project: Project, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from summarizer import console
+
+    monkeypatch.delenv("SUMMARIZER_NO_PROGRESS")
+    monkeypatch.setattr(console, "PLAIN_PROGRESS_EVERY_S", 0.0)
+    configure(project, server)
+    abstract_only_venue(project, 3)
+    store = project.store()
+    gone = store.load(VENUE, "2601.00001")
+    gone.fetch.abstract_only, gone.fetch.text_path = False, "text/" + "0" * 64 + ".json"  # deleted from the cache
+    store.save(gone)
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 1
+    assert "2 summarized, 1 failed" in result.err and "2601.00001" in result.err
+    assert result.err.count(f"summarize {VENUE}: 3/3") >= 1  # the failed paper counts as done
+
+
 @pytest.fixture
 def arxiv(project: Project, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """ICML2026 lists two papers, served by a loopback arXiv."""

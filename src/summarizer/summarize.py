@@ -679,11 +679,13 @@ def _unfetched(settings: Settings, record: Record) -> str | None:
     return None
 
 
-def plan_jobs(run: SummarizeRun, papers: list[Record], limit: int | None = None) -> Iterator[Job]:
+def plan_jobs(
+    run: SummarizeRun, papers: list[Record], limit: int | None = None, bar: console.ProgressBar | None = None
+) -> Iterator[Job]:
     """Each paper's job (its messages and cache key), made as it is asked for; at most ``limit`` of them.
 
-    A paper whose text cannot be read fails with the reason and does not count towards ``limit``
-    (it counts papers that will really be asked about).
+    A paper whose text cannot be read fails with the reason (one more done on ``bar``) and does not
+    count towards ``limit`` (it counts papers that will really be asked about).
     """
     planned = 0
     for record in papers:
@@ -693,6 +695,8 @@ def plan_jobs(run: SummarizeRun, papers: list[Record], limit: int | None = None)
             sections = paper_sections(run.settings, record)
         except NoInput as exc:
             run.fail(Job(record, [], ""), exc, Usage())
+            if bar is not None:
+                bar.advance(run.note())
             continue
         messages = run.prompts.messages(run.settings, record, sections)
         planned += 1
@@ -735,5 +739,5 @@ def summarize_venue(
         if total:
             workers = min(settings.llm.max_concurrency, total)
             online = _OnlinePass(run, bar, workers=workers, force=force)
-            asyncio.run(online.answer(plan_jobs(run, papers, limit)))
+            asyncio.run(online.answer(plan_jobs(run, papers, limit, bar)))
     return run.report
