@@ -383,6 +383,28 @@ def test_force_redoes_model_drafts_but_never_touches_approved_or_edited(
     assert len(store.load(VENUE, paper_id(3)).versions) == 1
 
 
+def test_the_first_requests_go_out_while_the_other_papers_are_still_planned(
+    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from summarizer.summarize import Prompts
+
+    configure(project, server, max_concurrency=2)
+    write_venue(project, 40)
+    planned: list[float] = []
+    render = Prompts.messages
+
+    def slow_template(self: Prompts, *args: object, **kwargs: object) -> list[dict[str, str]]:
+        time.sleep(0.02)  # a template slow to render: planning every paper takes ~0.8 s
+        planned.append(time.monotonic())
+        return render(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Prompts, "messages", slow_template)
+    result = cli("summarize", VENUE)
+    assert result.code == 0, result.err
+    first_request = min(r.started for r in server.requests)
+    assert len(planned) == 40 and sum(t < first_request for t in planned) < 20
+
+
 def test_limit_caps_the_papers_summarised(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
     configure(project, server)
     write_venue(project, 6)
