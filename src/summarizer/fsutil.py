@@ -85,10 +85,10 @@ class WriteBatch:
     """Many atomic writes made durable together: all or none of them land.
 
     Each file goes to a temporary file beside it; ``commit`` makes them all durable with one
-    sync of their file system and only then renames them into place, so a crash before the renames leaves
-    every old file and a crash after leaves every new one, each whole.  One fsync per file
-    costs milliseconds each on an ordinary disk (36 s of a 5,000-record import here); one
-    sync for the lot costs about as much as one.  ``discard`` drops what was not committed.
+    sync of their file system and only then renames them into place, so a crash before the
+    renames leaves every old file and a crash after leaves every new one, each whole.  One fsync
+    per file costs milliseconds each on an ordinary disk (36 s of a 5,000-record import here);
+    one sync for the lot costs about as much as one.  ``discard`` drops what was not committed.
     """
 
     def __init__(self) -> None:

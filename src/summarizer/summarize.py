@@ -703,10 +703,6 @@ def plan_jobs(
         yield Job(record, messages, AnswerCache.key(run.settings, run.prompts.hash, messages))
 
 
-def planned_total(papers: list[Record], limit: int | None) -> int:
-    return len(papers) if limit is None else min(limit, len(papers))
-
-
 def cached_draft(run: SummarizeRun, job: Job) -> Draft | None:
     """The job's answer from the cache, when it is there and still passes the checks."""
     entry = run.cache.get(job.key)
@@ -734,7 +730,7 @@ def summarize_venue(
 
     run = start_run(settings, store, venue_id)
     papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force))
-    total = planned_total(papers, limit)
+    total = len(papers) if limit is None else min(limit, len(papers))
     with console.progress(f"summarize {venue_id}", total=total) as bar:
         if total:
             workers = min(settings.llm.max_concurrency, total)
