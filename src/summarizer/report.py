@@ -7,6 +7,7 @@ fields without any terminal output.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -31,13 +32,16 @@ class Report:
     written: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
+    # Summarize saves papers in threads while the event loop counts others: one count at a time.
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def venue(self) -> str:
         return self.subject
 
     def count(self, key: str, by: int = 1) -> None:
-        self.counts[key] = self.counts.get(key, 0) + by
+        with self._lock:
+            self.counts[key] = self.counts.get(key, 0) + by
 
     def fail(self, paper_id: str, reason: str) -> None:
         self.failures.append((paper_id, reason))
