@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import signal
 import subprocess
 import time
@@ -123,6 +124,29 @@ def test_200_papers_one_batch_no_online_call_every_summary_checked_at_half_price
     assert again.code == 0, again.err
     assert creates(server) == 1 and server.calls == 0
     assert "200 already summarized" in again.err
+
+
+@pytest.mark.parametrize("terminal", [True, False], ids=["terminal", "log"])
+def test_waiting_on_a_batch_shows_a_bar_in_a_terminal_only(
+    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch, terminal: bool
+) -> None:
+    from rich.console import Console
+
+    from summarizer import console
+
+    configure(project, server)
+    write_venue(project, 20)
+    monkeypatch.delenv("SUMMARIZER_NO_PROGRESS")
+    monkeypatch.setattr(console, "PLAIN_PROGRESS_EVERY_S", 0.0)
+    monkeypatch.setattr(console, "err", Console(stderr=True, force_terminal=terminal, width=150))
+    result = cli("summarize", VENUE, "--batch")
+    assert result.code == 0, result.err
+    bar_lines = [line for line in result.err.splitlines() if "batch batch_0000" in line and "━" in line]
+    if terminal:  # the bar ends at the provider's count, with its status
+        assert bar_lines and "20/20" in bar_lines[-1] and "completed · 0 failed" in bar_lines[-1]
+    else:  # a log gets the line per change only, no timer lines for a wait of hours
+        assert not bar_lines and "batch_0000: completed, 20/20 completed, 0 failed" in result.err
+        assert not re.search(r"batch batch_0000: \d+/\d+ ·", result.err)  # no timed progress line
 
 
 def test_cached_answers_are_not_sent_to_the_batch(project: Project, server: FakeOpenAI, cli: RunCli) -> None:

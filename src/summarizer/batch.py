@@ -326,21 +326,23 @@ def _find(api: BatchAPI, entry: BatchEntry) -> Any:
 def _wait(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntry) -> Any:
     batch_id, shown = str(entry.id), _shown(entry.id)
     first = True
-    while True:
-        batch = _retrieve(api, settings, state, entry)
-        if _note(entry, batch) or first:  # a line at the start and whenever the status or the counts move
-            first = False
-            save_state(settings.outputs_dir, state)
-            console.info(
-                f"batch {shown}: {entry.status}, {entry.completed}/{entry.total} completed, {entry.failed} failed"
-            )
-        if batch.status in TERMINAL:
-            return batch
-        deadline = _count(batch.expires_at) + STUCK_AFTER_S
-        if batch.status != "cancelling" and deadline > STUCK_AFTER_S and time.time() > deadline:
-            console.warn(f"batch {shown} is still {entry.status} an hour after its window closed: cancelling it")
-            api.call("/batches", lambda: api.client.batches.cancel(batch_id))
-        time.sleep(settings.llm.batch_poll_s)
+    with console.terminal_bar(f"batch {shown}", total=entry.total) as bar:
+        while True:
+            batch = _retrieve(api, settings, state, entry)
+            if _note(entry, batch) or first:  # a line at the start and whenever the status or the counts move
+                first = False
+                save_state(settings.outputs_dir, state)
+                console.info(
+                    f"batch {shown}: {entry.status}, {entry.completed}/{entry.total} completed, {entry.failed} failed"
+                )
+            bar.reach(entry.completed + entry.failed, f"{entry.status} · {entry.failed} failed")
+            if batch.status in TERMINAL:
+                return batch
+            deadline = _count(batch.expires_at) + STUCK_AFTER_S
+            if batch.status != "cancelling" and deadline > STUCK_AFTER_S and time.time() > deadline:
+                console.warn(f"batch {shown} is still {entry.status} an hour after its window closed: cancelling it")
+                api.call("/batches", lambda: api.client.batches.cancel(batch_id))
+            time.sleep(settings.llm.batch_poll_s)
 
 
 def _retrieve(api: BatchAPI, settings: Settings, state: VenueState, entry: BatchEntry) -> Any:

@@ -151,6 +151,18 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
 
 
 @contextmanager
+def terminal_bar(description: str, total: int) -> Iterator[ProgressBar]:
+    """A bar for a long wait that prints its own line when something moves (a batch on the provider's
+    side): drawn in a terminal only; in a log, the plain lines' timer would add one every few seconds
+    for hours."""
+    if os.environ.get("SUMMARIZER_NO_PROGRESS") or _verbosity <= QUIET or not err.is_terminal:
+        yield _Silent()
+    else:
+        with _rich_bar(description, total) as bar:
+            yield bar
+
+
+@contextmanager
 def _rich_bar(description: str, total: int) -> Iterator[ProgressBar]:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -177,6 +189,10 @@ class ProgressBar:
     def note(self, note: str) -> None:
         raise NotImplementedError
 
+    def reach(self, done: int, note: str) -> None:
+        """``done`` finished in all, counted elsewhere (a provider's batch)."""
+        raise NotImplementedError
+
 
 class _RichBar(ProgressBar):
     def __init__(self, bar: Progress, task: TaskID):
@@ -191,6 +207,9 @@ class _RichBar(ProgressBar):
 
     def note(self, note: str) -> None:
         self._bar.update(self._task, note=shown(note))
+
+    def reach(self, done: int, note: str) -> None:
+        self._bar.update(self._task, completed=done, note=shown(note))
 
 
 class _PlainLines(ProgressBar):
@@ -222,6 +241,11 @@ class _PlainLines(ProgressBar):
             self.text = note
         self._emit_if_due()
 
+    def reach(self, done: int, note: str) -> None:
+        with self._lock:
+            self.done, self.text = done, note
+        self._emit_if_due()
+
     def close(self) -> None:
         self._stop.set()
         self._timer.join()
@@ -250,4 +274,7 @@ class _Silent(ProgressBar):
         pass
 
     def note(self, note: str) -> None:
+        pass
+
+    def reach(self, done: int, note: str) -> None:
         pass
