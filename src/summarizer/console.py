@@ -137,7 +137,7 @@ def progress(description: str, total: int) -> Iterator[ProgressBar]:
 
     SUMMARIZER_NO_PROGRESS=1 (the tests' own output stays readable) and ``-q`` silence both.
     """
-    if os.environ.get("SUMMARIZER_NO_PROGRESS") or _verbosity <= QUIET:
+    if _bars_off():
         yield _Silent()
     elif err.is_terminal:
         with _rich_bar(description, total) as bar:
@@ -155,11 +155,15 @@ def terminal_bar(description: str, total: int) -> Iterator[ProgressBar]:
     """A bar for a long wait that prints its own line when something moves (a batch on the provider's
     side): drawn in a terminal only; in a log, the plain lines' timer would add one every few seconds
     for hours."""
-    if os.environ.get("SUMMARIZER_NO_PROGRESS") or _verbosity <= QUIET or not err.is_terminal:
+    if _bars_off() or not err.is_terminal:
         yield _Silent()
     else:
         with _rich_bar(description, total) as bar:
             yield bar
+
+
+def _bars_off() -> bool:
+    return bool(os.environ.get("SUMMARIZER_NO_PROGRESS")) or _verbosity <= QUIET
 
 
 @contextmanager
