@@ -23,6 +23,16 @@ def session(base: str, token: str) -> requests.Session:
     return s
 
 
+def approve_first_version(s: requests.Session, base: str, timeout: float = 30) -> requests.Response:
+    """The desk's approve action on the invented-numbers paper's version 1, from the desk's own page."""
+    return s.post(
+        f"{base}/api/action",
+        json={"ref": f"{VENUE}/{INVENTED}", "action": "approve", "version": 1, "status": "draft"},
+        headers={"Origin": base},
+        timeout=timeout,
+    )
+
+
 def test_first_line_queue_and_cookie(project: Project) -> None:
     write_workspace(project)
     with desk(project, VENUE) as running:
@@ -79,12 +89,7 @@ def test_the_token_is_never_written_to_a_file_or_the_log(project: Project) -> No
     write_workspace(project)
     with desk(project, VENUE) as running:
         s = session(running.base, running.token)
-        s.post(
-            f"{running.base}/api/action",
-            json={"ref": f"{VENUE}/{INVENTED}", "action": "approve", "version": 1, "status": "draft"},
-            headers={"Origin": running.base},
-            timeout=30,
-        )
+        approve_first_version(s, running.base)
         token = running.token
     assert project.store().load(VENUE, INVENTED).status == "approved"
     assert token not in "".join(running.stderr)
@@ -98,12 +103,7 @@ def test_a_stale_action_is_refused(project: Project, cli: RunCli) -> None:
     with desk(project, VENUE) as running:
         s = session(running.base, running.token)
         assert cli("review", "edit", f"{VENUE}/{INVENTED}", "--tags", "LLM").code == 0  # version 2, from the CLI
-        stale = s.post(
-            f"{running.base}/api/action",
-            json={"ref": f"{VENUE}/{INVENTED}", "action": "approve", "version": 1, "status": "draft"},
-            headers={"Origin": running.base},
-            timeout=30,
-        )
+        stale = approve_first_version(s, running.base)
         assert stale.status_code == 409
         assert "changed since this page was loaded (now version 2" in stale.json()["error"]
     assert project.store().load(VENUE, INVENTED).status == "draft"
@@ -128,12 +128,7 @@ def test_an_action_waits_for_the_lock_then_says_who_holds_it(project: Project) -
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         with desk(project, VENUE) as running:
             s = session(running.base, running.token)
-            locked = s.post(
-                f"{running.base}/api/action",
-                json={"ref": f"{VENUE}/{INVENTED}", "action": "approve", "version": 1, "status": "draft"},
-                headers={"Origin": running.base},
-                timeout=60,
-            )
+            locked = approve_first_version(s, running.base, timeout=60)
         assert locked.status_code == 423
         assert f"held by pid {holder.pid}" in locked.json()["error"]
     finally:
