@@ -13,8 +13,9 @@ from typing import Any
 
 import yaml
 
-from summarizer.config import load_settings
-from summarizer.store import Store, Usage
+from summarizer.core.config import load_settings
+from summarizer.core.store import Store
+from summarizer.core.usage import Usage
 from summarizer.testing.fake_openai import FakeOpenAI
 
 POLL_S = 0.2

@@ -36,14 +36,15 @@ import yaml
 
 import batch_cost
 import scale  # benchmarks/scale.py, beside this file
-from summarizer.config import load_settings
-from summarizer.extract import extract_pdf
-from summarizer.paper_input import load_paper_text, model_input
-from summarizer.store import Record, Store
+from summarizer.core.config import load_settings
+from summarizer.core.paper_text import load_paper_text, model_input
+from summarizer.core.records import Record
+from summarizer.core.store import Store
+from summarizer.core.tokens import estimate_tokens
+from summarizer.fetch.pdf_text import extract_pdf
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, RecordedRequest
 from summarizer.testing.pdfs import default_sections, paper_pdf
-from summarizer.tokens import estimate_tokens
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent

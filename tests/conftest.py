@@ -1,15 +1,17 @@
 """Shared test harness: a project folder with a config, the CLI run in-process, and the stand-ins.
 
-Stand-in fixtures, set per test module by module constants (absent: the default):
+Tests are grouped by the user's jobs: ``fetch/``, ``summarize/``, ``review/``, ``site/``, ``cli/``
+(the command line itself), and ``core/`` (records on disk, text safety).  The project's config
+retries after milliseconds (``http.backoff_s``, ``llm.backoff_s``) and paces no host.
 
-* ``fast_retries``: backoff of the HTTP sources and of the model client cut to milliseconds;
-* ``provider_key``: the environment variable ``KEY_ENV`` (``OPENAI_API_KEY``) set to ``KEY``;
-* ``server``: a loopback OpenAI-compatible provider, ``FakeOpenAI(**FAKE_OPENAI)``, with both above;
-* ``fake_arxiv``: a loopback arXiv serving a copy of ``ARXIV_PAPERS`` (none), with fast retries;
-* ``imported``: the project after ``summarizer import`` of the module's ``ROWS``.
+Stand-in fixtures, configured by markers on the test or its module (absent: the default):
 
-A module whose every test needs the key and fast retries says
-``pytestmark = pytest.mark.usefixtures("fast_retries", "provider_key")``.
+* ``provider_key``: ``@pytest.mark.provider_key(key=..., env=...)`` sets the variable ``env``
+  (``OPENAI_API_KEY``) to ``key``;
+* ``server``: a loopback OpenAI-compatible provider, ``FakeOpenAI(**kwargs)`` of
+  ``@pytest.mark.fake_openai(**kwargs)``, with the key set;
+* ``fake_arxiv``: a loopback arXiv serving a copy of ``@pytest.mark.arxiv_papers(papers)`` (none);
+* ``imported``: the project after ``summarizer import`` of ``@pytest.mark.import_rows(rows)``.
 """
 
 from __future__ import annotations
@@ -27,11 +29,9 @@ from typing import Any
 import pytest
 import yaml
 
-import summarizer.llm as llm
-from summarizer import sources
 from summarizer.cli import main
-from summarizer.config import Settings, load_settings
-from summarizer.store import Store
+from summarizer.core.config import Settings, load_settings
+from summarizer.core.store import Store
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI
 
@@ -116,9 +116,10 @@ def project(tmp_path: Path) -> Project:
     proj = Project(
         root=tmp_path,
         config={
-            "llm": {"max_attempts": 3, "timeout_s": 5},
+            "llm": {"max_attempts": 3, "timeout_s": 5, "backoff_s": 0.005},
             "arxiv": {"delay_s": 0},
-            "http": {"min_interval_s": 0},  # the stand-ins are ours: no per-host pacing in tests
+            # The stand-ins are ours: no per-host pacing, and retries after a millisecond.
+            "http": {"min_interval_s": 0, "backoff_s": 0.001},
             "venues": [dict(v) for v in VENUES],
             "fields": [dict(f) for f in FIELDS],
             "tags": {"vocabulary": ["LLM", "扩散模型", "推理"], "aliases": {"大语言模型": "LLM", "LLMs": "LLM"}},
@@ -131,28 +132,30 @@ def project(tmp_path: Path) -> Project:
 DEFAULT_KEY = "sk-test"
 
 
-@pytest.fixture
-def fast_retries(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(sources, "RETRY_BASE_S", 0.001)
-    monkeypatch.setattr(llm, "BACKOFF_BASE_S", 0.005)
+def _marker(request: pytest.FixtureRequest, name: str) -> pytest.Mark | None:
+    return request.node.get_closest_marker(name)
 
 
 @pytest.fixture
 def provider_key(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    key = getattr(request.module, "KEY", DEFAULT_KEY)
-    monkeypatch.setenv(getattr(request.module, "KEY_ENV", "OPENAI_API_KEY"), key)
+    marker = _marker(request, "provider_key")
+    options = marker.kwargs if marker else {}
+    key = options.get("key", DEFAULT_KEY)
+    monkeypatch.setenv(options.get("env", "OPENAI_API_KEY"), key)
     return key
 
 
 @pytest.fixture
-def server(request: pytest.FixtureRequest, fast_retries: None, provider_key: str) -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(**getattr(request.module, "FAKE_OPENAI", {})) as fake:
+def server(request: pytest.FixtureRequest, provider_key: str) -> Iterator[FakeOpenAI]:
+    marker = _marker(request, "fake_openai")
+    with FakeOpenAI(**(marker.kwargs if marker else {})) as fake:
         yield fake
 
 
 @pytest.fixture
-def fake_arxiv(request: pytest.FixtureRequest, fast_retries: None) -> Iterator[FakeArxiv]:
-    papers = getattr(request.module, "ARXIV_PAPERS", [])
+def fake_arxiv(request: pytest.FixtureRequest) -> Iterator[FakeArxiv]:
+    marker = _marker(request, "arxiv_papers")
+    papers = marker.args[0] if marker else []
     with FakeArxiv([FakePaper(**vars(p)) for p in papers]) as fake:
         yield fake
 
@@ -202,7 +205,9 @@ def summary_text(topic: str = "稀疏注意力") -> str:
 
 @pytest.fixture
 def imported(request: pytest.FixtureRequest, cli: RunCli, project: Project) -> Project:
-    assert cli("import", str(project.write_jsonl("in.jsonl", request.module.ROWS))).code == 0
+    marker = _marker(request, "import_rows")
+    assert marker is not None, "an `imported` test names its rows: @pytest.mark.import_rows(ROWS)"
+    assert cli("import", str(project.write_jsonl("in.jsonl", marker.args[0]))).code == 0
     return project
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from browser import MATHJAX_JS
 from conftest import Project
-from summarizer.store import FetchState, Record
+from summarizer.core.records import FetchState, Record
 
 VENUE = "ICLR2026"
 PAPERS = 32

@@ -1,13 +1,6 @@
 """summarizer: a conference's accepted papers → Chinese digest pages."""
 
-from .errors import (
-    AuthenticationFailed,
-    ConfigError,
-    FetchError,
-    LLMError,
-    SummarizerError,
-    UsageError,
-)
+from summarizer.core.errors import AuthenticationFailed, ConfigError, FetchError, LLMError, SummarizerError, UsageError
 
 __all__ = [
     "AuthenticationFailed",

@@ -1,3 +1,3 @@
-from .cli import entry
+from summarizer.cli import entry
 
 entry()

@@ -31,7 +31,8 @@ from datetime import UTC, datetime
 from urllib.parse import parse_qs, urlsplit
 from xml.sax.saxutils import escape
 
-from ..ids import is_arxiv_id, strip_version
+from summarizer.core.ids import is_arxiv_id, strip_version
+
 from .loopback import QuietHandler, StandIn
 
 ATOM_HEAD = (

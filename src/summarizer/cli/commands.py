@@ -1,0 +1,283 @@
+"""The commands: each parses its arguments, takes its locks, calls a stage and prints its report.
+
+A stage package is imported inside the command that uses it: ``--help`` and the quick commands
+(``review``, ``status``) must not pay for the OpenAI client (about 0.4 s to import), the fetcher
+(arxiv, requests, lxml: about 0.2 s) or the site's Markdown extensions (about 0.1 s).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+import summarizer.cli.console as console
+from summarizer.core.errors import UsageError
+
+from .context import Context, finish, pass_ctx, split_ref, tell
+from .review_commands import review
+
+COMMAND_SURFACE = """\\b
+Commands at a glance:
+  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]]
+  run VENUE [--limit N] [--batch [--no-wait]]    regen VENUE/ID [--feedback TEXT]
+  review list VENUE [--status draft|approved|rejected]
+  review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
+  review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
+  review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]
+  build [VENUE...] [--drafts]         export VENUE [-o FILE]
+  import FILE.jsonl [--skip-invalid] [--rejected PATH]
+  status [VENUE] [--json]             demo [--batch] [--dir PATH]
+
+\\b
+Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
+Set SUMMARIZER_DEBUG=1 to see tracebacks."""
+
+
+class PipeClosed(Exception):
+    """stdout's reader went away; raised instead of BrokenPipeError, which click would turn into exit 1."""
+
+
+class _Group(click.Group):
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError as exc:
+            raise PipeClosed() from exc
+
+
+@click.group(
+    cls=_Group,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=COMMAND_SURFACE,
+)
+@click.option(
+    "--config",
+    "config_path",
+    metavar="PATH",
+    help="Config file (default: $SUMMARIZER_CONFIG, else ./config.yaml).",
+)
+@click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
+@click.version_option(package_name="summarizer")
+@click.pass_context
+def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
+    """Turn a conference's accepted papers into Chinese digest pages.
+
+    Batch-generate a venue (run), regenerate one summary (regen), review
+    drafts before publishing (review, build).
+    """
+    if quiet and verbose:
+        raise UsageError("-q and -v contradict each other: give one")
+    console.set_verbosity(console.QUIET if quiet else min(verbose, console.DEBUG))
+    if isinstance(ctx.obj, Context):  # main() made it, to look at the store after the command
+        ctx.obj.config_path = config_path
+    else:
+        ctx.obj = Context(config_path)
+
+
+cli.add_command(review)
+
+
+def _check_batch_flags(batch: bool, no_wait: bool) -> None:
+    if no_wait and not batch:
+        raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
+
+
+# -- pipeline ---------------------------------------------------------------
+
+
+@cli.command()
+@click.argument("venue_id", metavar="VENUE")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers of the list.")
+@pass_ctx
+def fetch(c: Context, venue_id: str, limit: int | None) -> None:
+    """Read the venue's list, fetch arXiv metadata and PDFs, extract the text."""
+    from summarizer.fetch import fetch_venue  # start-up: see the module doc
+
+    with c.locked(venue_id) as store:
+        report = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
+    console.print_report(report)
+    finish(report.ok)
+
+
+def _summarize(c: Context, venue_id: str, *, limit: int | None, force: bool, batch: bool, wait: bool) -> Any:
+    """The summarize stage on the venue (the caller holds its lock), online or through the Batch API."""
+    # start-up: see the module doc
+    from summarizer.summarize.batch import summarize_venue_batch
+    from summarizer.summarize.online import summarize_venue
+
+    if batch:
+        return summarize_venue_batch(
+            c.settings, c.store, venue_id, limit=limit, force=force, wait=wait, progress=console.PROGRESS
+        )
+    return summarize_venue(c.settings, c.store, venue_id, limit=limit, force=force, progress=console.PROGRESS)
+
+
+@cli.command()
+@click.argument("venue_id", metavar="VENUE")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
+@click.option("--force", is_flag=True, help="Ignore the cache and re-summarise drafts and rejected papers.")
+@click.option("--batch", is_flag=True, help="Through the provider's Batch API: half price, results within 24 h.")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit and exit; run the same command later to collect.")
+@pass_ctx
+def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: bool, no_wait: bool) -> None:
+    """Write a draft summary for every fetched paper that has none."""
+    _check_batch_flags(batch, no_wait)
+    with c.locked(venue_id):
+        report = _summarize(c, venue_id, limit=limit, force=force, batch=batch, wait=not no_wait)
+    console.print_report(report)
+    finish(report.ok)
+
+
+@cli.command()
+@click.argument("venue_id", metavar="VENUE")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
+@click.option("--batch", is_flag=True, help="Summarise through the provider's Batch API (half price, within 24 h).")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit and go on; run the same command later to collect.")
+@pass_ctx
+def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool) -> None:
+    """fetch + summarize + build --drafts: a venue from its list to a preview site."""
+    # start-up: see the module doc
+    from summarizer.fetch import fetch_venue
+    from summarizer.site import build_site
+
+    _check_batch_flags(batch, no_wait)
+    c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
+    with c.locked(venue_id) as store:
+        fetched = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
+        console.print_report(fetched)
+        summarized = _summarize(c, venue_id, limit=limit, force=False, batch=batch, wait=not no_wait)
+        console.print_report(summarized)
+        with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
+            preview = build_site(c.settings, store, None, drafts=True)
+    console.print_report(preview)
+    console.info(f"preview: mkdocs serve -f {preview.subject}/mkdocs.yml")
+    finish(fetched.ok and summarized.ok)
+
+
+@cli.command()
+@click.argument("ref", metavar="VENUE/ID")
+@click.option("--feedback", help="What to change, in words for the model (审稿意见).")
+@pass_ctx
+def regen(c: Context, ref: str, feedback: str | None) -> None:
+    """Regenerate one summary with a fresh model call; the result waits as a draft."""
+    from summarizer.summarize.online import regenerate  # start-up: see the module doc
+
+    venue_id, paper_id = split_ref(ref)
+    with c.locked(venue_id) as store:
+        done = regenerate(c.settings, store, venue_id, paper_id, feedback=feedback)
+    tell(done.lines)
+
+
+# -- site, import and export, status ------------------------------------------
+
+
+@cli.command()
+@click.argument("venue_ids", nargs=-1, metavar="[VENUE]...")
+@click.option("--drafts", is_flag=True, help="Build the preview (outputs/preview/) from every non-rejected paper.")
+@pass_ctx
+def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
+    """Write the site (approved summaries only) as MkDocs pages.
+
+    With VENUE... the site holds just those venues; with none, every configured venue.
+    """
+    from summarizer.site import build_site  # start-up: see the module doc
+
+    for venue_id in venue_ids:
+        c.settings.venue(venue_id)
+    with c.site_locked(drafts=drafts):
+        report = build_site(c.settings, c.store, list(venue_ids) or None, drafts=drafts)
+    console.print_report(report)
+
+
+@cli.command("import")
+@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.option("--skip-invalid", is_flag=True, help="Import the valid lines; write the others to a rejected file.")
+@click.option(
+    "--rejected",
+    "rejected_path",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Where --skip-invalid writes the rejected lines (default: FILE.rejected.jsonl).",
+)
+@pass_ctx
+def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
+    """Import summaries from a JSONL file (one paper a line); all or nothing unless --skip-invalid."""
+    from summarizer.core.errors import ImportProblems
+    from summarizer.review.importing import apply_import, check_import
+
+    try:
+        plan = check_import(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
+    except ImportProblems as exc:
+        for problem in exc.problems:
+            console.warn(problem)
+        raise
+    with c.locked_venues(plan.venues) as store:
+        result = apply_import(plan, store)
+    console.print_report(result.report(file))
+    finish(result.rejected == 0)
+
+
+@cli.command()
+@click.argument("venue_id", metavar="VENUE")
+@click.option("-o", "--output", type=click.Path(path_type=Path, dir_okay=False), help="Write to FILE, not stdout.")
+@pass_ctx
+def export(c: Context, venue_id: str, output: Path | None) -> None:
+    """Write the venue's summaries as JSONL (the import format), sorted by id."""
+    import io
+
+    from summarizer.core.fsutil import atomic_write_text
+    from summarizer.review.exporting import export_jsonl
+
+    c.settings.venue(venue_id)
+    if output is None:
+        written, skipped = export_jsonl(venue_id, c.store, sys.stdout)
+    else:
+        buffer = io.StringIO()
+        written, skipped = export_jsonl(venue_id, c.store, buffer)
+        atomic_write_text(output, buffer.getvalue())
+    skipped_note = f" ({skipped} without a summary left out)" if skipped else ""
+    console.info(f"exported {written} papers of {venue_id}{skipped_note}")
+
+
+@cli.command()
+@click.argument("venue_id", metavar="[VENUE]", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Machine-readable output.")
+@pass_ctx
+def status(c: Context, venue_id: str | None, as_json: bool) -> None:
+    """Counts by stage and review status, failures with reasons, tokens and cost."""
+    from summarizer.core.sanitize import json_terminal_safe
+
+    from .status import all_status, store_status
+    from .views import print_status
+
+    if venue_id is not None:
+        c.settings.venue(venue_id)
+        data: Any = store_status(c.store, venue_id)
+    else:
+        data = all_status(c.settings, c.store)
+    if as_json:
+        click.echo(json_terminal_safe(json.dumps(data, ensure_ascii=False, indent=2)))
+    else:
+        print_status(data if isinstance(data, list) else [data])
+
+
+@cli.command()
+@click.option("--batch", is_flag=True, help="Summarise through the stand-in provider's Batch API.")
+@click.option(
+    "--dir",
+    "folder",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Folder to run the demo in (default: ./summarizer-demo); made and filled on first use.",
+)
+@click.pass_context
+def demo(ctx: click.Context, batch: bool, folder: Path | None) -> None:
+    """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
+    from .demo import run_demo  # start-up: see the module doc
+
+    if isinstance(ctx.obj, Context):
+        ctx.obj.on_work_start()
+    run_demo(folder, batch=batch)

@@ -1,0 +1,144 @@
+"""``summarizer review …``: list, show, approve, reject, edit, and the review desk in a browser.
+
+The review functions are imported inside each command, as in ``commands``: ``--help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import click
+
+import summarizer.cli.console as console
+from summarizer.core.errors import UsageError
+
+from .context import Context, pass_ctx, split_ref, tell
+
+
+@click.group()
+def review() -> None:
+    """Review drafts: list, show, approve, reject, edit."""
+
+
+@review.command("list")
+@click.argument("venue")
+@click.option("--status", type=click.Choice(["draft", "approved", "rejected"]), help="Only papers in this state.")
+@pass_ctx
+def review_list(c: Context, venue: str, status: str | None) -> None:
+    """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
+    from summarizer.review.actions import listed
+
+    from .views import print_list
+
+    c.settings.venue(venue)
+    print_list(c.settings, venue, listed(c.store, venue, status=status), status=status)
+
+
+@review.command("show")
+@click.argument("ref", metavar="VENUE/ID")
+@pass_ctx
+def review_show(c: Context, ref: str) -> None:
+    """Title, link, abstract and summary side by side, tags, field and history."""
+    from .views import print_paper
+
+    venue, paper = split_ref(ref)
+    c.settings.venue(venue)
+    print_paper(c.settings, c.store.load(venue, paper))
+
+
+@review.command("approve")
+@click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
+@click.option("--all", "approve_all", is_flag=True, help="Approve every paper of VENUE that waits for review.")
+@pass_ctx
+def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
+    """Approve summaries for publishing."""
+    from summarizer.review.actions import approvable, approve, approve_records
+
+    if approve_all:
+        if len(refs) != 1 or "/" in refs[0]:
+            raise UsageError("with --all give one VENUE: summarizer review approve ICML2026 --all")
+        venue = refs[0]
+        with c.locked(venue) as store:
+            done = approve(c.settings, store, venue, None)
+        tell(done.lines)
+        return
+    by_venue: dict[str, list[str]] = {}
+    for ref in refs:
+        if "/" not in ref:
+            raise UsageError(
+                f"expected VENUE/ID, got {ref!r} "
+                f"(to approve every draft of a venue: summarizer review approve {ref} --all)"
+            )
+        venue, paper = split_ref(ref)
+        by_venue.setdefault(venue, []).append(paper)
+    with c.locked_venues(by_venue) as store:  # every venue locked and every ref checked before anything is saved
+        checked = {venue: approvable(store, venue, papers) for venue, papers in by_venue.items()}
+        lines = [line for venue, records in checked.items() for line in approve_records(store, venue, records).lines]
+    tell(lines)
+
+
+@review.command("reject")
+@click.argument("ref", metavar="VENUE/ID")
+@click.option("--note", required=True, help="Why: kept in the record for the next editor.")
+@pass_ctx
+def review_reject(c: Context, ref: str, note: str) -> None:
+    """Reject a paper: it is left off the site and skipped by summarize."""
+    from summarizer.review.actions import reject
+
+    venue, paper = split_ref(ref)
+    with c.locked(venue) as store:
+        done = reject(c.settings, store, venue, paper, note=note)
+    tell(done.lines)
+
+
+@review.command("edit")
+@click.argument("ref", metavar="VENUE/ID")
+@click.option("--summary", help="The new summary text.")
+@click.option("--tags", help="Comma-separated tags, e.g. LLM,推理.")
+@click.option("--field", "field_id", help="A field id from config.yaml.")
+@pass_ctx
+def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, field_id: str | None) -> None:
+    """Edit a summary (a new version by a human); with no flags, opens $EDITOR."""
+    from summarizer.review.actions import TAG_SEPARATORS, edit
+    from summarizer.review.editor import edit_in_editor, save_editor_result
+
+    venue, paper = split_ref(ref)
+    if summary is None and tags is None and field_id is None:
+        c.settings.venue(venue)
+        # No lock while a person types: the result is checked against the version it started from.
+        edited = edit_in_editor(c.settings, c.store, venue, paper, editor=_run_editor, tell=console.warn)
+        if edited is None:
+            console.info("edit cancelled: nothing changed")
+            return
+        with c.locked(venue) as store:
+            done = save_editor_result(c.settings, store, venue, paper, edited)
+        tell(done.lines)
+        return
+    tag_list = [t for t in (s.strip() for s in TAG_SEPARATORS.split(tags)) if t] if tags is not None else None
+    with c.locked(venue) as store:
+        done = edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+    tell(done.lines)
+
+
+@review.command("serve")
+@click.argument("venues", nargs=-1, metavar="[VENUE...]")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (keep it local).")
+@click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one).")
+@click.option("--no-browser", is_flag=True, help="Do not open a browser; just print the address.")
+@pass_ctx
+def review_serve(c: Context, venues: tuple[str, ...], host: str, port: int, no_browser: bool) -> None:
+    """The review desk: review drafts in the browser (queue, side-by-side view, keys); Ctrl-C stops it."""
+    from .desk_server import serve
+
+    for venue in venues:
+        c.settings.venue(venue)
+    chosen = list(dict.fromkeys(venues)) or [v.id for v in c.settings.venues]
+    serve(c.settings, chosen, host=host, port=port, open_browser=not no_browser)
+
+
+def _run_editor(text: str) -> str | None:
+    """``$EDITOR`` on ``text``; None when it was closed without saving."""
+    try:
+        return click.edit(text, extension=".yaml", require_save=True)
+    except click.ClickException as exc:  # the editor is missing or exited non-zero
+        raise UsageError(
+            f"could not run the editor ({exc.format_message()}): set $EDITOR, or use --summary/--tags/--field"
+        ) from exc

@@ -1,0 +1,169 @@
+"""What ``review list`` and ``review show`` print: rich tables of records the CLI loaded.
+
+Presentation only: the review functions load and change records and print
+nothing (the review desk calls them too); the CLI passes what they return here.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+import summarizer.cli.console as console
+from summarizer.core.config import Settings
+from summarizer.core.errors import clip
+from summarizer.core.flags import current_warnings
+from summarizer.core.records import Record, Version
+from summarizer.core.sanitize import terminal_safe
+from summarizer.review.actions import listed_version, status_label
+
+
+def _age(created_at: str, now: datetime) -> str:
+    try:
+        then = datetime.fromisoformat(created_at.replace("Z", "+00:00"))
+    except ValueError:
+        return "?"
+    seconds = max(0, int((now - then).total_seconds()))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _cells(*values: str) -> list[Text]:
+    """Record data as plain Text: brackets are never read as rich markup, controls never reach the terminal."""
+    return [_text(value) for value in values]
+
+
+def _text(value: str, style: str = "") -> Text:
+    return Text(terminal_safe(value), style=style)
+
+
+def print_list(settings: Settings, venue: str, records: list[Record], *, status: str | None) -> None:
+    """The table of ``review list``: one row a paper, then a legend when approved* appears."""
+    now = datetime.now(UTC)
+    table = Table(title=Text(f"{venue}: {len(records)} papers" + (f" ({status})" if status else "")))
+    for column in ("id", "status"):  # whole, so an id can be copied into the next command
+        table.add_column(column, no_wrap=True)
+    for column in ("field", "tags", "chars", "warnings", "model", "age"):
+        table.add_column(column, overflow="fold")
+    for record in records:
+        current = listed_version(record, status)
+        if current is None:
+            failure = "; ".join(f.reason for f in record.failures.values())
+            table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
+            continue
+        warnings = current_warnings(settings, record, current)
+        if record.fetch.abstract_only:
+            warnings.append("abstract only")
+        table.add_row(
+            *_cells(
+                record.id,
+                status_label(record),
+                current.field,
+                ", ".join(current.tags),
+                str(len(current.summary)),
+                "; ".join(warnings),
+                current.model or current.origin,
+                _age(current.created_at, now),
+            )
+        )
+    console.out.print(table)
+    if status == "draft" and any(r.has_pending_draft for r in records):
+        console.out.print("approved* = approved, with a newer draft waiting for review")
+
+
+def _history_row(version: Version, record: Record) -> list[Text]:
+    marks = []
+    if record.approved is not None and version.number == record.approved_version:
+        marks.append("published")
+    if version is record.current:
+        marks.append("current")
+    detail = version.model or ""
+    if version.feedback:
+        detail += f" 审稿意见：{version.feedback}"
+    preview = version.summary if len(version.summary) <= 60 else version.summary[:60] + "…"
+    return _cells(str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), preview)
+
+
+def print_paper(settings: Settings, record: Record) -> None:
+    """``review show``: title, link, abstract and summary side by side, field, tags, warnings, history."""
+    venue = record.venue
+    out = console.out
+    out.print(_text(record.title, style="bold"))
+    out.print(_text(f"{venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
+    if record.authors:
+        out.print(_text(", ".join(record.authors), style="dim"))
+    if record.source_type:  # where the paper came from (the venue's source)
+        tier = f" · {record.tier}" if record.tier else ""
+        out.print(_text(f"source: {record.source_type} {record.source_id or ''}{tier}", style="dim"))
+    current = record.current
+    side = Table(show_header=True, expand=True)
+    side.add_column("abstract", ratio=1)
+    side.add_column(Text(f"summary (version {current.number}, {current.origin})" if current else "summary"), ratio=1)
+    side.add_row(_text(record.abstract or "(no abstract)"), _text(current.summary if current else "(none yet)"))
+    out.print(side)
+    if current is not None:
+        field = settings.field(current.field)
+        field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
+        out.print(_text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
+        warnings = current_warnings(settings, record)
+        if warnings:
+            out.print(_text("warnings: " + "; ".join(warnings), style="yellow"))
+    if record.note:
+        out.print(_text(f"reviewer's note: {record.note}"))
+    for failure in record.failures.values():
+        out.print(_text(f"failed at {failure.stage}: {failure.reason}", style="red"))
+        if failure.raw_output:
+            out.print(_text(f"last model output: {failure.raw_output}", style="dim"))
+    if record.fetch.abstract_only:
+        out.print(Text("summarised from the arXiv abstract only (the PDF could not be read)", style="yellow"))
+    history = Table(title="history")
+    for column in ("#", "origin", "created", "", "model / feedback", "text"):
+        history.add_column(column, overflow="fold")
+    for version in record.versions:
+        history.add_row(*_history_row(version, record))
+    out.print(history)
+
+
+def print_status(rows: list[dict[str, Any]]) -> None:
+    table = Table(title="summarizer status")
+    for column in (
+        "venue",
+        "papers",
+        "fetched",
+        "summarized",
+        "draft",
+        "approved",
+        "rejected",
+        "failed",
+        "corrupt",
+        "calls",
+        "tokens",
+        "cost",
+    ):
+        table.add_column(column, justify="left" if column == "venue" else "right")
+    for row in rows:
+        usage = row["usage"]
+        table.add_row(
+            terminal_safe(row["venue"]), str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
+            str(row["by_status"]["draft"]), str(row["by_status"]["approved"]), str(row["by_status"]["rejected"]),
+            str(len(row["failed"])), str(len(row.get("corrupt", []))), str(usage["llm_calls"]),
+            f"{usage['prompt_tokens'] + usage['completion_tokens']:,}", f"${usage['cost_usd']:.4f}",
+        )  # fmt: skip
+    console.out.print(table)
+    for row in rows:
+        for batch in row.get("batches", []):
+            line = f"{row['venue']} batch {batch['id']}: {batch['status']}, "
+            console.out.print(
+                terminal_safe(line) + f"{batch['completed']}/{batch['total']} completed, {batch['failed']} failed",
+                markup=False,
+            )
+        for failure in row["failed"]:
+            line = f"{row['venue']}/{clip(failure['id'])} [{failure['stage']}]: {clip(failure['reason'], 300)}"
+            console.out.print(terminal_safe(line), markup=False)
+        for path in row.get("corrupt", []):
+            console.out.print(terminal_safe(f"corrupt: {path} (skipped; repair it or move it away)"), markup=False)

@@ -1,0 +1,27 @@
+"""Every size bound on text from outside, defined once.
+
+What is stored in a record (fetched, imported or typed) is cut or refused at these lengths,
+whichever way it arrives, so an export always imports again.  What is shown in a message is
+clipped to the ``SHOWN_*`` lengths: ids, titles and provider texts can be any length.
+"""
+
+from __future__ import annotations
+
+# Stored in a record, in characters.
+TITLE = 500
+AUTHORS = 500  # names a paper; each name is bounded like a title
+AUTHOR = 500
+ABSTRACT = 20_000
+URL = 2_000
+SOURCE_ID = 200  # a paper's id at its source, the source's decision label
+TAG = 40
+TAGS = 5
+REVIEW_NOTE = 2_000  # a reviewer's note, an editor's feedback for a regeneration
+HUMAN_SUMMARY = 2_000
+
+# Shown in a message or on the terminal, in characters.
+SHOWN_ID = 80  # ids, titles, paths quoted in a one-line message
+SHOWN_VALUE = 60  # a rejected value echoed back in a validation message
+SHOWN_PROVIDER = 300  # a server's or provider's own words
+SHOWN_MESSAGE = 1_000  # a whole message line
+SOURCE_MESSAGE = 600  # a source's error line, which may quote a server

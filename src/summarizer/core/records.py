@@ -1,0 +1,158 @@
+"""The record of one paper, as stored in ``outputs/records/<VENUE>/<ID>.json``: its metadata, what
+fetch found, every summary version ever written, its review status, failures and usage.
+
+``store.Store`` reads and writes these files; this module is only their shape.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .errors import NothingToApprove
+from .ids import strip_version
+from .usage import Usage
+
+SCHEMA_VERSION = 1
+
+Origin = Literal["llm", "human", "import"]
+Status = Literal["draft", "approved", "rejected"]
+Stage = Literal["fetch", "summarize"]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Version(_Model):
+    number: int
+    summary: str
+    tags: list[str]
+    field: str
+    origin: Origin
+    created_at: str = Field(default_factory=now_iso)
+    model: str | None = None
+    prompt_hash: str | None = None
+    feedback: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    # The paper-level warnings (numbers not in the paper, …) were found when it was stored: showing
+    # it needs no second read of the paper.  False for edits, imports and older versions.
+    checked: bool = False
+
+    def same_content(self, summary: str, tags: list[str], field: str) -> bool:
+        return self.summary == summary and self.tags == tags and self.field == field
+
+
+class Failure(_Model):
+    stage: Stage
+    reason: str
+    at: str = Field(default_factory=now_iso)
+    attempts: int | None = None
+    raw_output: str | None = None
+
+
+class FetchState(_Model):
+    pdf_url: str | None = None
+    pdf_sha256: str | None = None
+    text_path: str | None = None  # relative to the cache folder
+    abstract_only: bool = False  # the PDF failed: summarise from the arXiv abstract
+    fetched_at: str | None = None
+    arxiv_checked_at: str | None = None  # when a source's `match_arxiv` looked for the paper on arXiv
+
+
+class Record(_Model):
+    schema_version: int = SCHEMA_VERSION
+    venue: str
+    id: str
+    title: str
+    authors: list[str] = Field(default_factory=list)
+    url: str | None = None
+    arxiv_id: str | None = None
+    abstract: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    comment: str | None = None
+    source_entry: str | None = None  # the venue-list line this paper came from
+    source_type: str | None = None  # the venue's source that listed it: openreview, acl_anthology, list …
+    source_id: str | None = None  # the paper's id at that source (OpenReview note id, Anthology id …)
+    tier: str | None = None  # oral, spotlight, poster, findings, long … when the source says
+    venue_label: str | None = None  # the source's own words for the decision ("ICLR 2026 Oral")
+    source_missing_since: str | None = None  # the paper left the source's list then (kept, never deleted)
+    fetch: FetchState = Field(default_factory=FetchState)
+    failures: dict[Stage, Failure] = Field(default_factory=dict)
+    versions: list[Version] = Field(default_factory=list)
+    status: Status = "draft"
+    approved_version: int | None = None
+    note: str | None = None
+    usage: Usage = Field(default_factory=Usage)
+
+    # -- versions ----------------------------------------------------------
+    @property
+    def current(self) -> Version | None:
+        """The newest version: what a reviewer sees and edits."""
+        return self.versions[-1] if self.versions else None
+
+    @property
+    def approved(self) -> Version | None:
+        if self.status != "approved" or self.approved_version is None:
+            return None
+        return self.version(self.approved_version)
+
+    def version(self, number: int) -> Version | None:
+        return next((v for v in self.versions if v.number == number), None)
+
+    @property
+    def has_pending_draft(self) -> bool:
+        """Approved, with a newer version waiting for review."""
+        current = self.current
+        return self.approved is not None and current is not None and current.number != self.approved_version
+
+    @property
+    def needs_review(self) -> bool:
+        return self.current is not None and (self.status == "draft" or self.has_pending_draft)
+
+    @property
+    def has_human_version(self) -> bool:
+        return any(v.origin == "human" for v in self.versions)
+
+    def add_version(self, summary: str, tags: list[str], field: str, origin: Origin, **extra: object) -> Version:
+        version = Version(
+            number=(self.versions[-1].number + 1) if self.versions else 1,
+            summary=summary,
+            tags=tags,
+            field=field,
+            origin=origin,
+            **extra,
+        )
+        self.versions.append(version)
+        return version
+
+    def approve(self, number: int | None = None) -> None:
+        target = self.version(number) if number is not None else self.current
+        if target is None:
+            raise NothingToApprove(f"{self.venue}/{self.id} has no summary to approve")
+        self.status = "approved"
+        self.approved_version = target.number
+
+    # -- links and failures --------------------------------------------------
+    @property
+    def link(self) -> str | None:
+        """The arXiv abs page when the paper has an arXiv id, else its own URL."""
+        if self.arxiv_id:
+            return f"https://arxiv.org/abs/{strip_version(self.arxiv_id)}"
+        return self.url or None
+
+    def fail(self, stage: Stage, reason: str, **extra: object) -> None:
+        failure = Failure(stage=stage, reason=reason, **extra)
+        previous = self.failures.get(stage)
+        if previous is not None and previous.model_dump(exclude={"at"}) == failure.model_dump(exclude={"at"}):
+            return  # the same failure again: keep its first time, so the file does not change
+        self.failures[stage] = failure
+
+    def clear_failure(self, stage: Stage) -> None:
+        self.failures.pop(stage, None)

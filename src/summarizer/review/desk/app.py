@@ -1,0 +1,216 @@
+"""The review desk's ASGI app: the queue, the paper view, the preview, the actions."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from summarizer.core.config import Settings
+from summarizer.core.errors import NoInput, SummarizerError
+from summarizer.core.paper_text import paper_sections
+from summarizer.site import MATHJAX_CONFIG, draft_field_page
+
+from .actions import Desk
+from .diff import word_diff
+from .queue import QUEUE_STATUSES, STATUS_FILTERS, Filters, Row, WarningCache, counts, load_rows, warning_choices
+from .security import MAX_BODY
+
+HERE = Path(__file__).resolve().parent
+MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
+# The site's config subscribes to Material's document$; the desk has no Material, MathJax typesets on load.
+DOCUMENT_SHIM = "window.document$ = window.document$ || { subscribe: function () {} };\n"
+PAGE_SIZE = 500
+
+
+class DeskApp:
+    def __init__(self, settings: Settings, venues: list[str], mathjax_dir: Path | None):
+        self.desk = Desk(settings, venues)
+        self.settings = settings
+        self.cache = WarningCache(settings)
+        self.mathjax_src = "/mathjax/tex-mml-chtml.js" if mathjax_dir else MATHJAX_CDN
+        self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        self.templates.env.globals["mathjax_src"] = self.mathjax_src
+        self.templates.env.filters["web_url"] = web_url
+
+    def rows(self) -> list[Row]:
+        return load_rows(self.settings, self.desk.store, self.desk.venues, self.cache)
+
+    async def queue(self, request: Request) -> Response:
+        q = request.query_params
+        filters = Filters(
+            venue=q.get("venue", ""),
+            field=q.get("field", ""),
+            status=q.get("status", "review") if q.get("status") in STATUS_FILTERS else "review",
+            warning=q.get("warning", ""),
+            q=q.get("q", "")[:200],
+        )
+        rows = await run_in_threadpool(self.rows)
+        shown = [r for r in rows if filters.keep(r)]
+        context = {
+            "filters": filters,
+            "rows": shown[:PAGE_SIZE],
+            "total": len(shown),
+            "counts": counts(rows),
+            "venues": self.desk.venues,
+            "fields": self.settings.fields,
+            "statuses": STATUS_FILTERS,
+            "warning_kinds": warning_choices(),
+            "field_names": {f.id: f"{f.emoji} {f.name}" for f in self.settings.fields},
+            "corrupt": sorted(f"{path}: {why}" for path, why in self.desk.store.corrupt.items()),
+        }
+        return self.templates.TemplateResponse(request, "queue.html", context)
+
+    async def paper(self, request: Request) -> Response:
+        try:
+            venue, paper = self.desk.split(f"{request.path_params['venue']}/{request.path_params['paper']}")
+            record = await run_in_threadpool(self.desk.store.load, venue, paper)
+        except SummarizerError as exc:
+            return PlainTextResponse(str(exc), status_code=404)
+        rows = await run_in_threadpool(self.rows)
+        return self.templates.TemplateResponse(request, "paper.html", self._paper_context(request, record, rows))
+
+    def _paper_context(self, request: Request, record: Any, rows: list[Row]) -> dict[str, Any]:
+        ref = f"{record.venue}/{record.id}"
+        row = next((r for r in rows if r.ref == ref), None)
+        prev, next_ = _neighbours(rows, ref)
+        try:
+            sections = paper_sections(self.settings, record)
+            sections_note = ""
+        except NoInput as exc:
+            sections, sections_note = [], str(exc)
+        numbers = [v.number for v in record.versions]
+        a, b = _pick_versions(request, numbers)
+        va, vb = record.version(a) if a else None, record.version(b) if b else None
+        current = record.current
+        return {
+            "record": record,
+            "ref": ref,
+            "status": row.status if row else "unsummarized",
+            "current": current,
+            "field": self.settings.field(current.field) if current else None,
+            "fields": self.settings.fields,
+            "warnings": row.warnings if row else [],
+            "sections": sections,
+            "sections_note": sections_note,
+            "prev": prev,
+            "next": next_,
+            "versions": list(reversed(record.versions)),
+            "diff_a": a,
+            "diff_b": b,
+            "diff": word_diff(va.summary, vb.summary) if va and vb else [],
+            "feedback": [v for v in record.versions if v.feedback],
+        }
+
+    async def preview(self, request: Request) -> Response:
+        venue, field = request.path_params["venue"], request.path_params["field"]
+        if venue not in [v.id for v in self.settings.venues] or self.settings.field(field) is None:
+            return PlainTextResponse("no such venue or field", status_code=404)
+        html = await run_in_threadpool(self._preview_html, venue, field)
+        context = {"venue": venue, "field": field, "html": html}
+        return self.templates.TemplateResponse(request, "preview.html", context)
+
+    def _preview_html(self, venue_id: str, field_id: str) -> str | None:
+        """The field page as `build --drafts` writes it (same templates), turned into HTML as MkDocs would."""
+        import markdown
+
+        page = draft_field_page(self.settings, self.desk.store, venue_id, field_id)
+        if page is None:
+            return None
+        page = re.sub(r"\A---\n.*?\n---\n", "", page, flags=re.DOTALL)
+        page = re.sub(r"\(\.\./\.\./([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)/index\.md\)", r"(/preview/\1/\2)", page)
+        return markdown.markdown(
+            page,
+            extensions=["toc", "pymdownx.arithmatex", "attr_list", "def_list"],
+            extension_configs={"pymdownx.arithmatex": {"generic": True}},
+        )
+
+    async def action(self, request: Request) -> Response:
+        data = await _json_body(request)
+        if not isinstance(data, dict):
+            return JSONResponse({"error": "expected a JSON object"}, status_code=400)
+        outcome = await run_in_threadpool(self.desk.perform, data)
+        return JSONResponse(outcome.body, status_code=outcome.status)
+
+    async def approve_many(self, request: Request) -> Response:
+        data = await _json_body(request)
+        items = data.get("items") if isinstance(data, dict) else None
+        outcome = await run_in_threadpool(self.desk.approve_many, items if isinstance(items, list) else [])
+        return JSONResponse(outcome.body, status_code=outcome.status)
+
+    async def mathjax_config(self, request: Request) -> Response:
+        text = DOCUMENT_SHIM + MATHJAX_CONFIG.read_text(encoding="utf-8")
+        return Response(text, media_type="application/javascript")
+
+
+def _neighbours(rows: list[Row], ref: str) -> tuple[str | None, str | None]:
+    """The papers still needing a decision before and after this one in the queue's order.
+
+    Rows keep their place once decided, so after approving a paper `j` goes on to the next one.
+    """
+    at = next((i for i, r in enumerate(rows) if r.ref == ref), -1)
+    waiting = [(i, r.ref) for i, r in enumerate(rows) if r.status in QUEUE_STATUSES and r.ref != ref]
+    before = [r for i, r in waiting if i < at]
+    after = [r for i, r in waiting if i > at]
+    return (before[-1] if before else None), (after[0] if after else None)
+
+
+def web_url(url: str | None) -> str:
+    """Only http(s) links from a record reach an href: never javascript: or data:."""
+    return url if url and re.match(r"https?://", url, re.IGNORECASE) else ""
+
+
+def _pick_versions(request: Request, numbers: list[int]) -> tuple[int | None, int | None]:
+    """The two versions to compare: ?a=&b= when both exist, else the previous and the newest."""
+    try:
+        a, b = int(request.query_params.get("a", "")), int(request.query_params.get("b", ""))
+        if a in numbers and b in numbers:
+            return a, b
+    except ValueError:
+        pass
+    if len(numbers) < 2:
+        return None, None
+    return numbers[-2], numbers[-1]
+
+
+async def _json_body(request: Request) -> Any:
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        return None  # a cross-site form cannot send JSON without asking first
+    body = await request.body()
+    if len(body) > MAX_BODY:
+        return None
+    try:
+        import json
+
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def create_app(settings: Settings, venues: list[str], *, mathjax_dir: Path | None) -> Starlette:
+    desk = DeskApp(settings, venues, mathjax_dir)
+    routes = [
+        Route("/", desk.queue),
+        Route("/paper/{venue}/{paper}", desk.paper),
+        Route("/preview/{venue}/{field}", desk.preview),
+        Route("/api/action", desk.action, methods=["POST"]),
+        Route("/api/approve-many", desk.approve_many, methods=["POST"]),
+        Route("/site/mathjax.js", desk.mathjax_config),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    if mathjax_dir is not None:
+        routes.append(Mount("/mathjax", StaticFiles(directory=str(mathjax_dir)), name="mathjax"))
+    return Starlette(routes=routes, exception_handlers={SummarizerError: _error_page})
+
+
+async def _error_page(request: Request, exc: Exception) -> Response:
+    """A broken record or config: the one-line message the CLI would print, as text."""
+    return PlainTextResponse(f"error: {exc}", status_code=500)

@@ -1,0 +1,57 @@
+"""JSONL export: a venue's summaries in the import format, one paper a line, sorted by id."""
+
+from __future__ import annotations
+
+import json
+from typing import IO
+
+from summarizer.core.records import Record
+from summarizer.core.store import Store
+
+from .import_lines import SOURCE_KEYS
+
+EXPORT_KEYS = (
+    "venue", "id", "title", "summary", "tags", "field", "status",
+    "arxiv_id", "url", "authors", "abstract", "note",
+)  # fmt: skip
+
+
+def export_line(record: Record) -> dict[str, object] | None:
+    """The import-format line for a record (its published version, and a pending draft); None without a summary."""
+    version = record.approved or record.current
+    if version is None:
+        return None
+    values: dict[str, object] = {
+        "venue": record.venue,
+        "id": record.id,
+        "title": record.title,
+        "summary": version.summary,
+        "tags": version.tags,
+        "field": version.field,
+        "status": record.status,
+        "arxiv_id": record.arxiv_id,
+        "url": record.url or record.link,
+        "authors": record.authors,
+        "abstract": record.abstract,
+        "note": record.note,
+    }
+    line = {key: values[key] for key in EXPORT_KEYS}
+    pending = record.current if record.has_pending_draft else None
+    if pending is not None:
+        line["pending"] = {"summary": pending.summary, "tags": pending.tags, "field": pending.field}
+    if record.source_type:
+        line.update({key: getattr(record, key) for key in SOURCE_KEYS})
+    return line
+
+
+def export_jsonl(venue: str, store: Store, sink: IO[str]) -> tuple[int, int]:
+    """Write the venue's records, sorted by id; returns (written, skipped without a summary)."""
+    written = skipped = 0
+    for record in store.records(venue):
+        line = export_line(record)
+        if line is None:
+            skipped += 1
+            continue
+        sink.write(json.dumps(line, ensure_ascii=False) + "\n")
+        written += 1
+    return written, skipped

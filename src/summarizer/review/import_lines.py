@@ -1,0 +1,222 @@
+"""One line of a JSONL import file, checked: its keys (``ImportLine``), its text (human text), its venue.
+
+One paper a line::
+
+    {"venue", "title", "summary", "tags", "field", "status"?, "id"?, "url"?,
+     "arxiv_id"?, "authors"?, "abstract"?, "note"?, "pending"?, "source_type"?, "source_id"?, "tier"?}
+
+Imported text is human text: hard errors only for what cannot be published safely or placed,
+everything else is a warning kept with the version.  Every bound is ``core.limits``'s, the same
+as a fetched record's, so an export always imports again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
+
+from summarizer.core import limits
+from summarizer.core.config import Settings
+from summarizer.core.errors import SummaryRejected
+from summarizer.core.ids import is_safe_paper_id, parse_arxiv_id, record_id, strip_version
+from summarizer.core.rules import check_human_summary
+from summarizer.core.sanitize import clean_line, clean_text
+from summarizer.core.unsafe_tex import unsafe_tex_commands
+from summarizer.core.wording import validation_problems
+
+IGNORED_KEYS = ("error",)  # a rejected file's reason: a fixed rejected file imports as it is
+
+
+SHOWN_CHARS = limits.SHOWN_VALUE
+
+
+def shown(value: object) -> str:
+    """A value from the file as quoted in a message: cut to a readable length, controls escaped."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "…"
+
+
+class PendingLine(BaseModel):
+    """A newer version waiting for review on an approved paper (what export writes, so nothing is lost)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    summary: str
+    tags: list[str] = []
+    field: str
+
+
+SOURCE_KEYS = ("source_type", "source_id", "tier")  # exported when the record came from a venue source
+
+
+class ImportLine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    venue: str
+    title: str
+    summary: str
+    tags: list[str] = []
+    field: str
+    status: Literal["draft", "approved", "rejected"] = "draft"
+    id: str | None = None
+    url: str | None = None
+    arxiv_id: str | None = None
+    authors: list[str] | None = None
+    abstract: str | None = None
+    note: str | None = None
+    pending: PendingLine | None = None
+    # Where the paper came from (export writes them).  Import keeps them on a record that has none,
+    # so an export loaded into an empty project still says where each paper came from; a record
+    # `fetch` has met keeps what its source said.
+    source_type: str | None = None
+    source_id: str | None = None
+    tier: str | None = None
+
+    @field_validator(*SOURCE_KEYS)
+    @classmethod
+    def _provenance(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = clean_line(value)
+        if len(value) > limits.SOURCE_ID:
+            raise ValueError(f"{len(value)} characters (at most {limits.SOURCE_ID})")
+        return value or None
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, value: str) -> str:
+        value = clean_line(value)
+        if not value:
+            raise ValueError("the title is empty")
+        if len(value) > limits.TITLE:
+            raise ValueError(f"{len(value)} characters (at most {limits.TITLE})")
+        unsafe = unsafe_tex_commands(value)
+        if unsafe:
+            raise ValueError(f"unsafe TeX {', '.join(unsafe)}")
+        return value
+
+    @field_validator("authors")
+    @classmethod
+    def _authors(cls, value: list[str] | None) -> list[str] | None:
+        if value is None:
+            return None
+        names = [name for name in map(clean_line, value) if name]
+        if len(names) > limits.AUTHORS:
+            raise ValueError(f"{len(names)} names (at most {limits.AUTHORS})")
+        long = next((name for name in names if len(name) > limits.AUTHOR), None)
+        if long is not None:
+            raise ValueError(f"a name of {len(long)} characters (at most {limits.AUTHOR})")
+        return names
+
+    @field_validator("abstract", "note")
+    @classmethod
+    def _multiline(cls, value: str | None, info: Any) -> str | None:
+        if value is None:
+            return None
+        value = clean_text(value).strip()
+        limit = limits.ABSTRACT if info.field_name == "abstract" else limits.REVIEW_NOTE
+        if len(value) > limit:
+            raise ValueError(f"{len(value)} characters (at most {limit})")
+        return value
+
+    @field_validator("arxiv_id")
+    @classmethod
+    def _arxiv_id(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        parsed = parse_arxiv_id(value)
+        if parsed is None:
+            raise ValueError(f"not an arXiv id: {shown(value)}")
+        return parsed
+
+    @field_validator("id")
+    @classmethod
+    def _id(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        if not is_safe_paper_id(value):
+            raise ValueError(f"not a usable id (letters, digits, '.', '_', '-'): {shown(value)}")
+        return value
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value in (None, ""):
+            return None
+        value = value.strip()
+        if len(value) > limits.URL or not re.match(r"^https?://\S+$", value, re.IGNORECASE):
+            raise ValueError(f"not an http(s) URL: {shown(value)}")
+        return value
+
+    @model_validator(mode="after")
+    def _arxiv_url_is_an_arxiv_id(self) -> ImportLine:
+        # An arXiv abs/pdf URL says the paper's id; the link is derived from the id, not stored.
+        from_url = parse_arxiv_id(self.url) if self.url else None
+        if from_url and (self.arxiv_id is None or strip_version(from_url) == strip_version(self.arxiv_id)):
+            self.arxiv_id = self.arxiv_id or from_url
+            self.url = None
+        return self
+
+    def record_id(self) -> str:
+        return self.id or record_id(arxiv_id=self.arxiv_id, title=self.title)
+
+
+@dataclass
+class CheckedLine:
+    """A valid line, its summaries as checked (and the text as written, to find a version that holds it)."""
+
+    number: int
+    line: ImportLine
+    raw: dict[str, Any]
+    warnings: list[str] = field(default_factory=list)
+    pending_warnings: list[str] = field(default_factory=list)
+
+
+class _LineRejected(SummaryRejected):
+    """A bad line; ``line`` is the parsed line when its keys were readable (to find duplicates still)."""
+
+    def __init__(self, problems: list[str], line: ImportLine | None = None):
+        self.line = line
+        super().__init__(problems)
+
+
+def _read_object(raw: str) -> dict[str, Any]:
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise _LineRejected([f"not valid JSON ({exc.msg})"]) from None
+    if not isinstance(data, dict):
+        raise _LineRejected(["each line must be a JSON object"])
+    return data
+
+
+def _check_line(number: int, data: dict[str, Any], settings: Settings, venues: set[str]) -> CheckedLine:
+    """Validate one line; _LineRejected lists every problem it has, each naming its field."""
+    fields = {k: v for k, v in data.items() if k not in IGNORED_KEYS}
+    try:
+        line = ImportLine.model_validate(fields)
+    except ValidationError as exc:
+        raise _LineRejected(validation_problems(exc, top="line")) from None
+    problems: list[str] = []
+    if line.venue not in venues:
+        problems.append(f"venue: unknown venue {shown(line.venue)} (add it to config.yaml)")
+    checked = CheckedLine(number, line, data)
+    try:
+        human = check_human_summary(line.summary, line.tags, line.field, settings)
+        line.summary, line.tags, checked.warnings = human.summary, human.tags, human.warnings
+    except SummaryRejected as exc:
+        problems += exc.problems
+    if line.pending is not None:
+        try:
+            human = check_human_summary(line.pending.summary, line.pending.tags, line.pending.field, settings)
+            line.pending.summary, line.pending.tags = human.summary, human.tags
+            checked.pending_warnings = human.warnings
+        except SummaryRejected as exc:
+            problems += [f"pending.{p}" for p in exc.problems]
+    if problems:
+        raise _LineRejected(problems, line)
+    return checked

@@ -1,0 +1,305 @@
+"""Text that renders as written: escaping for the digest pages, plus the sort and YAML helpers.
+
+The site renders Markdown with Python-Markdown and ``pymdownx.arithmatex``
+(generic).  A summary or title is split into *math* and *text*:
+
+* Math is exactly what arithmatex reads as inline math — ``\\( … \\)`` and
+  ``$ … $`` (its own regular expressions are used, so the split follows the
+  installed version).  Math is written to the page untouched, unless it holds
+  TeX that could make a link, id, class or style (``texguard``): that is text.
+* Everything else is text, and only what Markdown or HTML would read as syntax
+  is escaped, so the reader sees the characters that were written:
+
+  ==============================  ======================================
+  ``*`` and `````                 always ``\\*`` / ``\\```` (the paper line is
+                                  wrapped in ``**…**``, so any of them may pair)
+  ``_``                           ``\\_`` unless between two letters/digits
+                                  (``d_model`` stays as it is)
+  ``$``                           ``\\$`` (a stray one could pair into math)
+  ``\\`` before an escapable char  doubled, so ``\\[x\\]`` shows its backslashes
+  ``<`` opening a tag or autolink ``&lt;`` (``<script>``, ``<b>``; ``<3%`` stays)
+  ``&`` opening a char reference  ``&amp;`` (``&lt;`` shows as written)
+  ``]`` followed by ``(``          ``&#93;`` (no link, no image)
+  ``{`` right after math          ``\\{`` (attr_list would eat it)
+  ==============================  ======================================
+
+  ``[`` is never written as ``\\[`` (that opens display math); in a link text
+  unbalanced brackets become ``&#91;``/``&#93;``.  ``×``, ``μP``, ``d²Cache``,
+  ``<3%``, ``[expand]`` stay exactly as written.
+
+A summary (``escape_summary``, not titles or tags) may also use the reference site's
+Markdown subset: ``**bold**`` and `` `code` `` are written as such (see ``summary_pieces``
+for exactly what pairs); a ``{`` right after them is escaped like one after math.
+
+Display math ``\\[ … \\]`` (and ``$$ … $$``) inside a paragraph is not math to
+arithmatex — it only reads those as a block of their own — so Markdown would
+drop the backslashes.  It is escaped like any text and shows as written.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import unicodedata
+
+import yaml
+from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
+
+from summarizer.core.unsafe_tex import unsafe_tex_commands
+
+# What arithmatex (inline_syntax dollar + round, smart_dollar) reads as inline math.
+_INLINE_MATH = re.compile(f"(?:{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE})")
+# Python-Markdown's escapable characters, plus '$' which arithmatex adds.
+_ESCAPABLE = frozenset("\\`*_{}[]()>#+-.!$")
+# An '&' that HTML could read as a character reference (numeric ones even without ';').
+_AMP_REF = re.compile(r"&(?:#|[A-Za-z0-9]+;)")
+# '<' opening a tag, comment, declaration, autolink or (anything up to an '@') a mail autolink.
+_TAG_START = re.compile(r"<(?:[A-Za-z/!?]|[^> !]*@)")
+_SPACE = re.compile(r"[\s\x00-\x1f\x7f]+")
+
+
+def clean(text: str) -> str:
+    """One line: control characters and line breaks become single spaces; trimmed."""
+    return _SPACE.sub(" ", text).strip() if _SPACE.search(text) else text.strip()
+
+
+def split_math(text: str) -> list[tuple[bool, str]]:
+    """``(is_math, segment)`` pieces of one line, as arithmatex would split it."""
+    pieces: list[tuple[bool, str]] = []
+    pos = 0
+    while True:
+        m = _INLINE_MATH.search(text, pos)
+        if m is None:
+            break
+        escapes = m.group(1) or m.group(4)
+        if escapes or "`" in m.group(0) or _AMP_REF.search(m.group(0)):
+            # Backslash pairs before a delimiter, or math a code span or an HTML entity would change: text.
+            end = m.end() if escapes else m.start() + 1
+            pieces.append((False, text[pos:end]))
+            pos = end
+            continue
+        if unsafe_tex_commands(m.group(0)):
+            # TeX that could make a link or a style never reaches MathJax: it shows as written.
+            pieces.append((False, text[pos : m.end()]))
+            pos = m.end()
+            continue
+        if m.start() > pos:
+            pieces.append((False, text[pos : m.start()]))
+        pieces.append((True, m.group(0)))
+        pos = m.end()
+    if pos < len(text):
+        pieces.append((False, text[pos:]))
+    merged: list[tuple[bool, str]] = []
+    for is_math, segment in pieces:
+        if merged and not is_math and not merged[-1][0]:
+            merged[-1] = (False, merged[-1][1] + segment)
+        else:
+            merged.append((is_math, segment))
+    return merged
+
+
+_PLAIN_SPECIAL = re.compile(r"[*`$_\\<&\]{]")
+
+
+def _escape_plain(text: str, *, after_math: bool, tag_starts: frozenset[int] = frozenset(), offset: int = 0) -> str:
+    """Markdown-inert ``text``: each special character escaped by what stands beside it, the rest untouched."""
+
+    def escape(match: re.Match[str]) -> str:
+        i, ch = match.start(), match.group()
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if ch in "*`$":
+            return "\\" + ch
+        if ch == "_":
+            prev = text[i - 1] if i else ""
+            return "_" if prev.isalnum() and nxt.isalnum() else "\\_"
+        if ch == "\\":
+            return "\\\\" if (nxt == "" or nxt in _ESCAPABLE) else "\\"
+        if ch == "<":
+            return "&lt;" if offset + i in tag_starts else "<"
+        if ch == "&":
+            return "&amp;" if _AMP_REF.match(text, i) else "&"
+        if ch == "]":
+            return "&#93;" if nxt == "(" else "]"
+        return "\\{" if i == 0 and after_math else "{"  # ch == "{"
+
+    return _PLAIN_SPECIAL.sub(escape, text)
+
+
+def _escaped_pieces(text: str) -> list[tuple[bool, str]]:
+    text = clean(text)
+    # A tag or mail autolink may run across math (arithmatex sets it aside first): look at the whole line.
+    # Math is replaced by a placeholder without spaces before that, so mask it the same way.
+    pieces = split_math(text)
+    masked = "".join("x" * len(segment) if is_math else segment for is_math, segment in pieces)
+    tag_starts = frozenset(i for i, ch in enumerate(masked) if ch == "<" and _TAG_START.match(masked, i))
+    out: list[tuple[bool, str]] = []
+    after_math = False
+    offset = 0
+    for is_math, segment in pieces:
+        if is_math:
+            out.append((True, segment))
+        else:
+            out.append((False, _escape_plain(segment, after_math=after_math, tag_starts=tag_starts, offset=offset)))
+        after_math = is_math
+        offset += len(segment)
+    return out
+
+
+def escape_inline(text: str) -> str:
+    """A title, summary, tag or name as Markdown that renders as written (math untouched)."""
+    return "".join(segment for _, segment in _escaped_pieces(text))
+
+
+# The Markdown a summary may use, as on the reference site: `code` and **bold**.  A code span is
+# one backtick each side (not after a backslash, which Markdown reads as an escaped backtick),
+# around text that neither starts nor ends with a space.  A bold mark is a run of exactly two stars.
+_CODE_SPAN = re.compile(r"(?<![`\\])`([^`\s]|[^`\s][^`]*[^`\s])`(?!`)")
+_BOLD_MARK = re.compile(r"(?<!\*)\*\*(?!\*)")
+
+
+def _split_code_and_marks(text: str) -> list[tuple[str, str]]:
+    """``("text" | "math" | "code" | "mark", segment)``; every ``**`` run is a mark, paired later."""
+    pieces: list[tuple[str, str]] = []
+
+    def add_text(part: str) -> None:
+        for i, between in enumerate(_BOLD_MARK.split(part)):
+            pieces.extend([("mark", "**")] if i else [])
+            pieces.append(("text", between))
+
+    for is_math, segment in split_math(text):
+        if is_math:
+            pieces.append(("math", segment))
+            continue
+        pos = 0
+        for m in _CODE_SPAN.finditer(segment):
+            add_text(segment[pos : m.start()])
+            pieces.append(("code", m.group(0)))
+            pos = m.end()
+        add_text(segment[pos:])
+    return [(kind, segment) for kind, segment in pieces if segment]
+
+
+def _pair_marks(pieces: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Marks that open (before a non-space) and close (after a non-space) bold become ``"bold"``; others text."""
+    kinds = [kind for kind, _ in pieces]
+    opened: int | None = None
+    for i, (kind, _) in enumerate(pieces):
+        if kind != "mark":
+            continue
+        after = pieces[i + 1][1][:1] if i + 1 < len(pieces) else ""
+        before = pieces[i - 1][1][-1:] if i else ""
+        if opened is None and after.strip():
+            opened = i
+        elif opened is not None and before.strip() and i > opened + 1:
+            kinds[opened] = kinds[i] = "bold"
+            opened = None
+    merged: list[tuple[str, str]] = []
+    for kind, (_, segment) in zip(kinds, pieces, strict=True):
+        kind = "text" if kind == "mark" else kind
+        if merged and kind == "text" and merged[-1][0] == "text":
+            merged[-1] = ("text", merged[-1][1] + segment)
+        else:
+            merged.append((kind, segment))
+    return merged
+
+
+def summary_pieces(text: str) -> list[tuple[str, str]]:
+    """A summary line as ``(kind, segment)``: ``text``, ``math``, ``code`` (with its backticks), ``bold`` (a
+    paired ``**``).  Joined, the segments are the cleaned line."""
+    return _pair_marks(_split_code_and_marks(clean(text)))
+
+
+def escape_summary(text: str) -> str:
+    """A summary as Markdown: ``**bold**`` and `` `code` `` as such, math untouched, the rest as written."""
+    pieces = summary_pieces(text)
+    masked = "".join("x" * len(segment) if kind == "math" else segment for kind, segment in pieces)
+    tag_starts = frozenset(i for i, ch in enumerate(masked) if ch == "<" and _TAG_START.match(masked, i))
+    out: list[str] = []
+    offset = 0
+    for i, (kind, segment) in enumerate(pieces):
+        if kind == "text":
+            # After math, code or bold, a '{' would be read as an attribute list for that element.
+            after_element = i > 0 and pieces[i - 1][0] != "text"
+            out.append(_escape_plain(segment, after_math=after_element, tag_starts=tag_starts, offset=offset))
+        else:
+            out.append(segment)
+        offset += len(segment)
+    return "".join(out)
+
+
+def _brackets_balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def escape_link_text(text: str) -> str:
+    """Like :func:`escape_inline`, for the text between ``[`` and ``](``: brackets must stay balanced."""
+    pieces = _escaped_pieces(text)
+    # Math is set aside before links are read, so only the brackets of the text count.
+    if _brackets_balanced("".join(segment for is_math, segment in pieces if not is_math)):
+        return "".join(segment for _, segment in pieces)
+    return "".join(
+        segment if is_math else segment.replace("[", "&#91;").replace("]", "&#93;") for is_math, segment in pieces
+    )
+
+
+def escape_heading(text: str) -> str:
+    """Like :func:`escape_inline`, for an ATX heading: no closing ``#`` run, no ``{attr}`` list."""
+    escaped = escape_inline(text).replace("{", "\\{")
+    if escaped.endswith("#"):
+        escaped = escaped[:-1] + "\\#"
+    return escaped
+
+
+_SAFE_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
+
+
+def link_target(url: str | None) -> str | None:
+    """An http(s) URL made safe inside ``(…)``; anything else (``javascript:``…) gives no link."""
+    if not url:
+        return None
+    url = url.strip()
+    if not _SAFE_URL.match(url):
+        return None
+    for ch, code in (("\\", "%5C"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E"), ('"', "%22")):
+        url = url.replace(ch, code)
+    # Code spans and arithmatex run before links: a backtick or '$' must not reach them.
+    return url.replace("`", "%60").replace("$", "%24")
+
+
+def sort_key(text: str) -> str:
+    """Titles and tags sort by NFKC-casefolded text: ``d²Cache`` as ``d2cache``, before ``DreamOn``."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+# Text YAML surely reads back as the same string: a letter or Chinese first, then only letters, digits,
+# Chinese, spaces and full-width punctuation (no ASCII ':', '#', quotes or brackets).  The rest is checked.
+_YAML_PLAIN = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z0-9\u4e00-\u9fff\u3000-\u303f\uff00-\uffef ]*")
+_YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
+
+
+def yaml_scalar(text: str) -> str:
+    """A YAML scalar for ``text``: plain when YAML reads it back unchanged, else double-quoted."""
+    text = clean(text)
+    if text and text == text.strip():
+        if _YAML_PLAIN.fullmatch(text) and text.casefold() not in _YAML_WORDS:
+            return text
+        try:
+            if yaml.safe_load(f"k: {text}\n") == {"k": text}:
+                return text
+        except yaml.YAMLError:
+            pass
+    return json.dumps(text, ensure_ascii=False)
+
+
+def meta_text(text: str) -> str:
+    """Front-matter text MkDocs themes put into HTML attributes unescaped: HTML-escape it."""
+    return html.escape(clean(text), quote=True)

@@ -1,0 +1,14 @@
+"""Summarize stage: the model writes each paper's Chinese summary, tags and field, as a draft.
+
+Public entry points (what the CLI and the review desk call):
+
+* ``online.summarize_venue`` — each paper asked of the model, ``llm.max_concurrency`` at a time;
+* ``batch.summarize_venue_batch`` — the same papers through the provider's Batch API;
+* ``online.regenerate`` — one paper again, with an editor's feedback;
+* ``batch_state.batch_rows`` — a venue's submitted batches, for ``status``.
+
+``plan`` is what online and batch share (which papers, their prompts, saving answers); ``llm`` the
+transport (pacing, retries, re-asks); ``answer`` what the model must answer; ``prompts`` the
+templates; ``answer_cache`` the answers kept.  This file imports nothing: ``status`` reads the
+batch state without paying for the OpenAI client's import (about 0.4 s).
+"""

@@ -1,0 +1,73 @@
+"""The answer cache: parsed answers in ``cache/llm/<aa>/<key>.json``, so a re-run makes no call.
+
+The key is (base_url, model, prompt-template hash, response-schema version, the messages' hash),
+never the API key.  Entries are written atomically.  A missing entry is a miss; one that cannot be
+read for another reason (a permission problem) is an error, not a miss that silently costs money.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from summarizer.core.cache_layout import CacheLayout
+from summarizer.core.config import Settings
+from summarizer.core.errors import FileSystemError
+from summarizer.core.fsutil import atomic_write_text, sha256_text
+from summarizer.core.records import now_iso
+from summarizer.core.usage import Usage
+
+from .answer import RESPONSE_SCHEMA_VERSION
+from .drafts import Draft
+
+
+class AnswerCache:
+    """Parsed answers in ``cache/llm/<aa>/<key>.json``; written atomically, never holding the API key."""
+
+    def __init__(self, cache_dir: Path):
+        self.layout = CacheLayout(cache_dir)
+        self.root = self.layout.answers()
+
+    @staticmethod
+    def key(settings: Settings, prompt_hash: str, messages: list[dict[str, str]]) -> str:
+        parts = {
+            "base_url": settings.llm.base_url.rstrip("/"),
+            "model": settings.llm.model,
+            "prompt": prompt_hash,
+            "schema": RESPONSE_SCHEMA_VERSION,
+            "input": sha256_text(json.dumps(messages, ensure_ascii=False, sort_keys=True)),
+        }
+        return sha256_text(json.dumps(parts, sort_keys=True))
+
+    def path(self, key: str) -> Path:
+        return self.layout.answer(key)
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The cached answer; None when there is none or it is garbled (it is asked again and rewritten).
+
+        Any other OS error (a permission problem, a folder where the file should be) is a
+        ``FileSystemError``: a cache that silently misses makes every paper paid for again.
+        """
+        path = self.path(key)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (FileNotFoundError, NotADirectoryError):  # no such entry (a file in the way cannot hold one)
+            return None
+        except OSError as exc:
+            raise FileSystemError(path, exc) from exc
+        except ValueError:  # truncated or not JSON (UnicodeDecodeError included)
+            return None
+        return data if isinstance(data, dict) else None
+
+    def put(self, key: str, draft: Draft, usage: Usage) -> None:
+        entry = {
+            "summary": draft.summary,
+            "tags": draft.tags,
+            "field": draft.field,
+            "model": draft.model,
+            "prompt_hash": draft.prompt_hash,
+            "usage": usage.model_dump(),
+            "created_at": now_iso(),
+        }
+        atomic_write_text(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1) + "\n")

@@ -1,0 +1,94 @@
+"""A venue's submitted batches, in ``outputs/state/<VENUE>.json``: what the Batch API path resumes from.
+
+An entry is written *before* the provider hears of its batch, with a token that is also put in
+the batch's metadata, so a run killed between creating a batch and saving its id finds it again.
+Each request's ``custom_id`` is ``VENUE/PAPER/PROMPT_HASH``.  The online path reads the state too,
+to skip the papers waiting in a batch (``skip_batched``), so no paper is paid for twice.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from summarizer.core.errors import RecordError, UsageError
+from summarizer.core.fsutil import atomic_write_text
+from summarizer.core.ids import SAFE_ID
+from summarizer.core.records import now_iso
+
+STATE_DIR = "state"
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class BatchEntry(_Model):
+    token: str  # also in the batch's metadata: finds a batch whose id was never saved
+    id: str | None = None
+    submitted_at: str = Field(default_factory=now_iso)
+    created_after: int = 0  # unix time before the create call: where to stop listing batches
+    status: str = "submitting"
+    completed: int = 0
+    failed: int = 0
+    total: int = 0
+    collected: bool = False
+    force: bool = False  # submitted with --force: its answers replace model drafts when collected
+    requests: dict[str, str] = Field(default_factory=dict)  # custom_id -> answer-cache key, until collected
+
+
+class VenueState(_Model):
+    venue: str  # our venue id (the file's key)
+    batches: list[BatchEntry] = Field(default_factory=list)
+
+    def open(self) -> list[BatchEntry]:
+        return [b for b in self.batches if not b.collected]
+
+    def pending_papers(self) -> set[str]:
+        return {paper_of(cid) for entry in self.open() for cid in entry.requests}
+
+
+def state_path(outputs_dir: Path, venue_id: str) -> Path:
+    if not SAFE_ID.match(venue_id):
+        raise UsageError(f"not a valid venue id: {venue_id!r}")
+    return outputs_dir / STATE_DIR / f"{venue_id}.json"
+
+
+def load_state(outputs_dir: Path, venue_id: str) -> VenueState:
+    path = state_path(outputs_dir, venue_id)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return VenueState(venue=venue_id)
+    try:
+        return VenueState.model_validate_json(data)
+    except ValidationError as exc:
+        raise RecordError(f"{path}: not a batch state file ({exc.errors()[0]['msg']}); move it aside") from None
+
+
+def save_state(outputs_dir: Path, state: VenueState) -> None:
+    atomic_write_text(state_path(outputs_dir, state.venue), state.model_dump_json(indent=1) + "\n")
+
+
+def batch_rows(outputs_dir: Path, venue_id: str) -> list[dict[str, Any]]:
+    """The venue's submitted batches, for ``status``."""
+    if not SAFE_ID.match(venue_id):  # a folder under outputs/records/ that no config names
+        return []
+    state = load_state(outputs_dir, venue_id)
+    keys = ("id", "status", "completed", "failed", "total")
+    return [{k: getattr(b, k) for k in keys} for b in state.batches if b.id]
+
+
+def custom_id(venue_id: str, paper_id: str, prompt_hash: str) -> str:
+    return f"{venue_id}/{paper_id}/{prompt_hash}"
+
+
+def paper_of(cid: str) -> str:
+    return cid.split("/")[1]
+
+
+def paper_hash(cid: Any) -> str:
+    """The prompt hash a request was written with (the last part of its custom_id)."""
+    return str(cid).rsplit("/", 1)[-1]

@@ -1,0 +1,198 @@
+"""Summarize online: each paper asked of the model, ``llm.max_concurrency`` at a time.
+
+``summarize_venue`` writes a draft version into every fetched paper's record that has none (the
+PDF's text, or the arXiv abstract when only that is known).  Answers are cached (``answer_cache``),
+so a re-run makes no call.  ``--force`` ignores the cache and redoes model drafts and rejected
+papers, but never touches an approved paper or one whose current version a person wrote or
+imported.  Each record is saved as soon as its paper finishes (in a thread, while its worker asks
+about the next paper), so an interrupted run loses only the papers in flight.
+
+``regenerate`` is the one-paper action behind ``regen VENUE/ID --feedback TEXT`` and the review
+desk's regenerate button: one fresh call (more only when an attempt fails), no cache, the previous
+summary and the feedback (审稿意见) in the prompt; the result waits as a draft.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+
+from summarizer.core.config import Settings
+from summarizer.core.errors import LLMError, NoInput, PaperError, UsageError
+from summarizer.core.flags import DuplicateIndex
+from summarizer.core.paper_text import paper_sections
+from summarizer.core.progress import QUIET, Bar, Progress
+from summarizer.core.records import Record
+from summarizer.core.report import Done, Report, usage_line
+from summarizer.core.store import Store
+from summarizer.core.usage import Usage
+
+from .drafts import Draft, add_llm_version
+from .llm import LLMClient, usage_of
+from .plan import (
+    Job,
+    SummarizeRun,
+    ask_model,
+    cached_draft,
+    papers_to_summarize,
+    persist,
+    plan_jobs,
+    run_together,
+    skip_batched,
+    start_run,
+)
+from .prompts import Prompts
+
+
+async def aregenerate_summary(
+    settings: Settings, record: Record, *, feedback: str | None = None
+) -> tuple[Draft, Usage]:
+    """One fresh model call for one paper (more only if an attempt fails), ignoring the cache.
+
+    With ``feedback`` the prompt carries the previous summary and the editor's
+    words (审稿意见).  Nothing is written: the caller adds the version
+    (``add_llm_version(record, draft, feedback=feedback)``), adds the usage to
+    ``record.usage`` and saves.  Raises ``UsageError`` when the paper has nothing
+    to summarise, ``MissingAPIKeyError`` / ``AuthenticationFailed`` (exit 2),
+    or ``LLMError`` / ``OutputInvalidError`` (``.raw_output`` kept) when the
+    attempts run out; ``llm.usage_of(error)`` is what the failed calls cost.
+    """
+    try:
+        sections = paper_sections(settings, record)
+    except NoInput as exc:
+        raise UsageError(f"{record.venue}/{record.id}: {exc}") from exc
+    prompts = Prompts.load(settings)
+    previous = record.current.summary if (feedback and record.current) else None
+    messages = prompts.messages(settings, record, sections, feedback=feedback, previous_summary=previous)
+    async with LLMClient(settings.llm) as client:
+        return await ask_model(client, settings, prompts, messages, record.id)
+
+
+def regenerate_summary(settings: Settings, record: Record, *, feedback: str | None = None) -> tuple[Draft, Usage]:
+    """Synchronous ``aregenerate_summary``."""
+    return asyncio.run(aregenerate_summary(settings, record, feedback=feedback))
+
+
+def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None) -> Done:
+    """One fresh model call (the cache is ignored); the result is a new draft version.  Call locked.
+
+    On an approved paper the approved version stays published and the new one
+    waits as a pending draft.  A failure is recorded in the
+    paper's record, with the model's last raw output, and raised.
+    """
+    record = store.load(venue_id, paper_id)
+    try:
+        draft, usage = regenerate_summary(settings, record, feedback=feedback)
+    except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
+        record.usage.add(usage_of(exc))
+        record.fail("summarize", exc.reason, attempts=exc.attempt, raw_output=exc.raw_output)
+        store.save(record)
+        raise
+    duplicates = DuplicateIndex.of(store.records(venue_id))
+    version = add_llm_version(record, draft, feedback=feedback, settings=settings, duplicates=duplicates)
+    record.usage.add(usage)
+    store.save(record)
+    ref = f"{venue_id}/{paper_id}"
+    done = Done([f"{ref}: version {version.number} written by {draft.model} ({usage_line(usage)})"])
+    if record.has_pending_draft:
+        done.lines.append(
+            f"version {record.approved_version} stays published; "
+            f"to publish the new one: summarizer review approve {ref}"
+        )
+    else:
+        done.lines.append(f"review it: summarizer review show {ref}")
+    return done
+
+
+class _OnlinePass:
+    """Every job answered, from the cache or by the model, with ``workers`` papers at the model at once.
+
+    Jobs are planned (the paper's text read, its prompt rendered, the cache looked up) one at a time
+    on the event loop beside the workers: the first requests go out once the first papers are
+    planned, and the rest are planned while the model answers those.
+    """
+
+    def __init__(self, run: SummarizeRun, bar: Bar, *, workers: int, force: bool):
+        self.run = run
+        self.bar = bar
+        self.workers = workers
+        self.force = force
+        self.todo: asyncio.Queue[Job | None] = asyncio.Queue()
+        self._client: LLMClient | None = None  # made for the first cache miss: a run the cache answers needs no key
+
+    async def answer(self, jobs: Iterator[Job]) -> None:
+        try:
+            await run_together(self._plan(jobs), *(self._work() for _ in range(self.workers)))
+        finally:
+            if self._client is not None:
+                await self._client.close()
+
+    def client(self) -> LLMClient:
+        if self._client is None:
+            self._client = LLMClient(self.run.settings.llm)
+        return self._client
+
+    async def _plan(self, jobs: Iterator[Job]) -> None:
+        for job in jobs:
+            draft = None if self.force else cached_draft(self.run, job)
+            if draft is None:
+                self.todo.put_nowait(job)
+            else:
+                await asyncio.to_thread(self.run.save, job, draft, Usage())
+                self._counted(draft, Usage())
+            await asyncio.sleep(0)  # the workers send what is planned before the next paper is
+        for _ in range(self.workers):
+            self.todo.put_nowait(None)
+
+    async def _work(self) -> None:
+        run = self.run
+        saving: asyncio.Task[None] | None = None
+        try:
+            while (job := await self.todo.get()) is not None:
+                try:
+                    draft, usage = await ask_model(
+                        self.client(), run.settings, run.prompts, job.messages, job.record.id
+                    )
+                except PaperError as exc:  # this paper only; a RunError (a refused key, a full disk) ends the run
+                    run.fail(job, exc, usage_of(exc))
+                    self.bar.advance(run.progress_line())
+                    continue
+                # The answer is written while this worker asks about its next paper, one answer at a
+                # time: a write that failed (a full disk) ends the run when the next answer comes in.
+                previous, saving = saving, asyncio.create_task(self._save(job, draft, usage))
+                if previous is not None:
+                    await asyncio.shield(previous)
+        finally:
+            if saving is not None:
+                await asyncio.shield(saving)
+
+    async def _save(self, job: Job, draft: Draft, usage: Usage) -> None:
+        # The writes (record, answer cache; fsync'd) and the suspicion checks run in a thread, off
+        # the event loop that every worker's requests and answers go through.
+        await asyncio.to_thread(persist, self.run, job, draft, usage)
+        self._counted(draft, usage)
+
+    def _counted(self, draft: Draft, usage: Usage) -> None:
+        self.run.count(draft, usage)
+        self.bar.advance(self.run.progress_line())
+
+
+def summarize_venue(
+    settings: Settings,
+    store: Store,
+    venue_id: str,
+    *,
+    limit: int | None = None,
+    force: bool = False,
+    progress: Progress = QUIET,
+) -> Report:
+    """Summarise the venue's fetched papers that have no summary yet (see the module doc)."""
+    run = start_run(settings, store, venue_id)
+    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force))
+    total = len(papers) if limit is None else min(limit, len(papers))
+    with progress.bar(f"summarize {venue_id}", total=total) as bar:
+        if total:
+            workers = min(settings.llm.max_concurrency, total)
+            online = _OnlinePass(run, bar, workers=workers, force=force)
+            asyncio.run(online.answer(plan_jobs(run, papers, limit, bar)))
+    return run.report

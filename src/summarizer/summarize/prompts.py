@@ -1,0 +1,107 @@
+"""The prompts: editable jinja2 templates in ``prompts/`` (system, user, re-ask), rendered per paper.
+
+Every template that reaches the model is in ``Prompts.hash``: editing one invalidates the cached
+answers.  Paper text sits inside a ``<paper>`` fence it cannot open or close.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from summarizer.core.config import Settings, shipped_prompts_dir
+from summarizer.core.errors import ConfigError
+from summarizer.core.fsutil import sha256_text
+from summarizer.core.records import Record
+
+SYSTEM_TEMPLATE = "system.md.j2"
+
+
+USER_TEMPLATE = "user.md.j2"
+
+
+REASK_TEMPLATE = "reask.md.j2"
+
+
+SECTION_NAMES = {"abstract": "摘要", "introduction": "引言", "conclusion": "结论", "rest": "正文其他部分"}
+
+
+# The fence's tags as a paper could mimic them: any spacing, attributes, full-width brackets.
+_PAPER_TAG = re.compile(r"[<＜]\s*/?\s*paper\b[^>＞\n]*[>＞]", re.IGNORECASE)
+
+
+def _paper_text(text: str) -> str:
+    """Paper text (the title too) cannot open or close the <paper> block it sits in."""
+    return _PAPER_TAG.sub("[paper]", text)
+
+
+class Prompts:
+    """The editable jinja2 templates in ``prompts/`` (StrictUndefined: a typo is an error, not a blank)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        # A prompts folder made before the re-ask template existed gets the shipped one (see _source).
+        loaders = [jinja2.FileSystemLoader(str(folder)), jinja2.FileSystemLoader(str(shipped_prompts_dir()))]
+        self.env = jinja2.Environment(
+            loader=jinja2.ChoiceLoader(loaders),
+            undefined=jinja2.StrictUndefined,
+            autoescape=False,
+            keep_trailing_newline=False,
+        )
+        self.env.filters["paper_text"] = _paper_text
+        # Every template that reaches the model is in the hash: editing one invalidates cached answers.
+        templates = (SYSTEM_TEMPLATE, USER_TEMPLATE, REASK_TEMPLATE)
+        self.hash = sha256_text("\0".join(self._source(name) for name in templates))[:16]
+
+    def _source(self, name: str) -> str:
+        path = self.folder / name
+        if name == REASK_TEMPLATE and not path.is_file():
+            path = shipped_prompts_dir() / name
+        try:
+            return path.read_text(encoding="utf-8")
+        except OSError:
+            raise ConfigError(f"prompt template not found: {path}", key="paths.prompts") from None
+
+    @classmethod
+    def load(cls, settings: Settings) -> Prompts:
+        return cls(settings.prompts_dir)
+
+    def _render(self, name: str, **values: Any) -> str:
+        try:
+            return self.env.get_template(name).render(**values).strip()
+        except jinja2.TemplateError as exc:
+            raise ConfigError(f"{self.folder / name}: {exc}", key="paths.prompts") from None
+
+    def messages(
+        self,
+        settings: Settings,
+        record: Record,
+        sections: list[tuple[str, str]],
+        *,
+        feedback: str | None = None,
+        previous_summary: str | None = None,
+    ) -> list[dict[str, str]]:
+        venue = next((v for v in settings.venues if v.id == record.venue), None)
+        values = {
+            "title": _paper_text(" ".join(record.title.split())),  # sits inside the fence too
+            "venue": venue.name if venue else record.venue,
+            "sections": [(SECTION_NAMES.get(name, name), text) for name, text in sections],
+            "fields": settings.fields,
+            "vocabulary": settings.tags.vocabulary,
+            "feedback": (feedback or "").strip(),
+            "previous_summary": previous_summary or "",
+        }
+        return [
+            {"role": "system", "content": self._render(SYSTEM_TEMPLATE, **values)},
+            {"role": "user", "content": self._render(USER_TEMPLATE, **values)},
+        ]
+
+    def reask(self, raw: str, problems: list[str]) -> list[dict[str, str]]:
+        """The model's previous answer, then the problems with it (``prompts/reask.md.j2``)."""
+        return [
+            {"role": "assistant", "content": raw},
+            {"role": "user", "content": self._render(REASK_TEMPLATE, problems=problems)},
+        ]
