@@ -19,10 +19,17 @@ from hypothesis import strategies as st
 
 from conftest import Project, RunCli, summary_text
 from summarizer.core.config import Settings
-from summarizer.site.markdown_text import escape_inline, escape_link_text, escape_summary, split_math, summary_pieces, yaml_scalar
-from summarizer.site.build import PageEntry, build_site, hot_topics, sort_entries
 from summarizer.core.records import Record
 from summarizer.core.store import Store
+from summarizer.site.build import PageEntry, build_site, hot_topics, sort_entries
+from summarizer.site.markdown_text import (
+    escape_inline,
+    escape_link_text,
+    escape_summary,
+    split_math,
+    summary_pieces,
+    yaml_scalar,
+)
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 VENUES3 = [

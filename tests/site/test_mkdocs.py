@@ -9,10 +9,10 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from test_build import sample_store
 
 from conftest import Project
 from summarizer.site.build import build_site
-from test_build import sample_store
 
 
 class _Article(HTMLParser):
@@ -137,8 +137,9 @@ def test_mkdocs_build_strict_and_pages_read_as_written(project: Project, drafts:
 
 
 def test_a_build_of_one_venue_after_a_full_build_still_passes_strict(project: Project) -> None:
-    from conftest import summary_text
     from test_build import add
+
+    from conftest import summary_text
 
     settings, store = sample_store(project)
     root = Path(build_site(settings, store, None, drafts=False).subject)

@@ -25,13 +25,13 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from test_mkdocs import mkdocs_build
 
 from browser import new_page, serve_directory
 from conftest import FIELDS, VENUES, Project
 from summarizer.cli import main
 from summarizer.core.records import Record
 from summarizer.core.store import Store
-from test_mkdocs import mkdocs_build
 
 HOUSE_MATH = (
     "本文把复杂度从 \\(O(n^2)\\) 降到 \\(O(n\\log n)\\)，加速 \\(3.2\\times\\)，"

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from conftest import Project, RunCli, summary_text
+from fetched_venue import VENUE, write_venue
 from summarizer.core.rules import summary_problems
+from summarizer.core.unsafe_tex import UNSAFE_TEX_COMMANDS, unsafe_tex_commands
 from summarizer.site.markdown_text import escape_inline, split_math
 from summarizer.testing.fake_openai import FakeOpenAI, default_answer
-from summarizer.core.unsafe_tex import UNSAFE_TEX_COMMANDS, unsafe_tex_commands
-from fetched_venue import VENUE, write_venue
 
 HOUSE_MATH = [
     "\\(O(n\\log n)\\)",
@@ -88,7 +88,9 @@ def hostile_model(provider_key: str) -> Iterator[FakeOpenAI]:
 
 
 def test_model_answer_with_unsafe_tex_is_asked_again(project: Project, cli: RunCli, hostile_model: FakeOpenAI) -> None:
-    project.write_config(llm={"base_url": hostile_model.base_url, "max_attempts": 3, "timeout_s": 5, "backoff_s": 0.005})
+    project.write_config(
+        llm={"base_url": hostile_model.base_url, "max_attempts": 3, "timeout_s": 5, "backoff_s": 0.005}
+    )
     write_venue(project, 2)
     result = cli("summarize", VENUE)
     assert result.code == 0, result.err

@@ -39,13 +39,23 @@ from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
-from summarizer.core.rules import normalize_tags
 from summarizer.core.config import FieldSpec, Settings, TagSettings, Venue
 from summarizer.core.fsutil import WriteBatch, write_if_changed
-from .markdown_text import escape_heading, escape_inline, escape_link_text, escape_summary, link_target, meta_text, sort_key, yaml_scalar
-from summarizer.core.report import Report
 from summarizer.core.records import Record, Version
+from summarizer.core.report import Report
+from summarizer.core.rules import normalize_tags
 from summarizer.core.store import Store
+
+from .markdown_text import (
+    escape_heading,
+    escape_inline,
+    escape_link_text,
+    escape_summary,
+    link_target,
+    meta_text,
+    sort_key,
+    yaml_scalar,
+)
 
 MANIFEST = ".summarizer-pages"
 DRAFT_MARK = " *（📝 草稿）*"
