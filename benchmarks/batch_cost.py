@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from summarizer.core.config import load_settings
+from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store
 from summarizer.core.usage import Usage
 from summarizer.testing.fake_openai import FakeOpenAI

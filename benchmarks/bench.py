@@ -36,7 +36,7 @@ import yaml
 
 import batch_cost
 import scale  # benchmarks/scale.py, beside this file
-from summarizer.core.config import load_settings
+from summarizer.core.config_file import load_settings
 from summarizer.core.paper_text import load_paper_text, model_input
 from summarizer.core.records import Record
 from summarizer.core.store import Store

@@ -30,7 +30,8 @@ import pytest
 import yaml
 
 from summarizer.cli import main
-from summarizer.core.config import Settings, load_settings
+from summarizer.core.config import Settings
+from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI

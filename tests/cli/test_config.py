@@ -3,7 +3,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, Project, RunCli
-from summarizer.core.config import load_settings
+from summarizer.core.config_file import load_settings
 from summarizer.core.errors import ConfigError, MissingAPIKeyError
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, RunCli
-from summarizer.core.config import load_settings
+from summarizer.core.config_file import load_settings
 from summarizer.core.retry import HostPacer
 from summarizer.fetch.net import PoliteHTTP
 from summarizer.fetch.sources import virtual_site

@@ -21,7 +21,7 @@ from conftest import Project, RunCli, summary_text
 from summarizer.core.config import Settings
 from summarizer.core.records import Record
 from summarizer.core.store import Store
-from summarizer.site.build import PageEntry, build_site, hot_topics, sort_entries
+from summarizer.site.build import build_site
 from summarizer.site.markdown_text import (
     escape_inline,
     escape_link_text,
@@ -30,6 +30,7 @@ from summarizer.site.markdown_text import (
     summary_pieces,
     yaml_scalar,
 )
+from summarizer.site.pages import PageEntry, hot_topics, sort_entries
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 VENUES3 = [
@@ -545,7 +546,7 @@ def test_five_thousand_records_rebuild_writes_nothing(project: Project) -> None:
 
 
 def test_a_latin_field_name_is_spaced_from_chinese() -> None:
-    from summarizer.site.build import _cjk_join
+    from summarizer.site.pages import _cjk_join
 
     assert _cjk_join("LLM Agent", "方向") == "LLM Agent 方向"
     assert _cjk_join("预训练", "方向") == "预训练方向"

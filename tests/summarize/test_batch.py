@@ -13,6 +13,7 @@ import openai
 import pytest
 
 import summarizer.summarize.batch as batch
+import summarizer.summarize.batch_collect as batch_collect
 from conftest import Project, RunCli, start_summarizer
 from summarizer.core.records import FetchState, Record
 from summarizer.core.store import Store
@@ -263,7 +264,7 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
 ) -> None:
     configure(project, server)
     write_venue(project, 20)
-    persist = batch.persist
+    persist = batch_collect.persist
     saved = 0
 
     def persist_then_die(*args: Any) -> None:
@@ -273,10 +274,10 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
         persist(*args)
         saved += 1
 
-    monkeypatch.setattr(batch, "persist", persist_then_die)
+    monkeypatch.setattr(batch_collect, "persist", persist_then_die)
     assert cli("summarize", VENUE, "--batch").code == 130
     assert len(summarized(project)) == 8  # each paper was saved as soon as its line was read
-    monkeypatch.setattr(batch, "persist", persist)
+    monkeypatch.setattr(batch_collect, "persist", persist)
 
     again = cli("summarize", VENUE, "--batch")
 

@@ -49,12 +49,8 @@ def _run(argv: list[str] | None, context: Context) -> int:
     debug = os.environ.get("SUMMARIZER_DEBUG") == "1"
     try:
         cli.main(args=argv, prog_name="summarizer", standalone_mode=False, obj=context)
-    except click.exceptions.Abort as exc:
-        if isinstance(exc.__cause__, KeyboardInterrupt):  # click turns Ctrl-C into Abort
-            console.err.print("interrupted: finished papers are saved; run the same command again to resume")
-        else:
-            console.err.print("aborted")
-        return 130
+    except (click.exceptions.Abort, KeyboardInterrupt) as exc:
+        return _interrupted(exc, debug)
     except click.ClickException as exc:
         exc.show()
         return exc.exit_code
@@ -68,14 +64,21 @@ def _run(argv: list[str] | None, context: Context) -> int:
         error = _one_line(exc)
         console.err.print(f"[red]error:[/red] {console.shown(clip(str(error), limits.SHOWN_MESSAGE))}")
         return error.exit_code
-    except KeyboardInterrupt:
-        if debug:
-            raise
-        console.err.print("interrupted: finished papers are saved; run the same command again to resume")
-        return 130
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     return 0
+
+
+def _interrupted(exc: BaseException, debug: bool) -> int:
+    """Ctrl-C (which click turns into Abort) or an abort at a prompt: one line, exit 130."""
+    if isinstance(exc, KeyboardInterrupt) and debug:
+        raise exc
+    ctrl_c = isinstance(exc, KeyboardInterrupt) or isinstance(exc.__cause__, KeyboardInterrupt)
+    if ctrl_c:
+        console.err.print("interrupted: finished papers are saved; run the same command again to resume")
+    else:
+        console.err.print("aborted")
+    return 130
 
 
 def _one_line(exc: SummarizerError | OSError) -> SummarizerError:

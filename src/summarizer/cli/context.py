@@ -38,7 +38,7 @@ class Context:
     @property
     def settings(self) -> Settings:
         if self._settings is None:
-            from summarizer.core.config import load_settings  # start-up: see the module doc
+            from summarizer.core.config_file import load_settings  # start-up: see the module doc
 
             self._settings = load_settings(self.config_path)
             for line in self._settings.deprecations:

@@ -30,7 +30,8 @@ import yaml
 
 import summarizer.cli.console as console
 from summarizer.core import locks
-from summarizer.core.config import Settings, load_settings
+from summarizer.core.config import Settings
+from summarizer.core.config_file import load_settings
 from summarizer.core.errors import SummarizerError, UsageError
 from summarizer.core.store import Store
 from summarizer.fetch import fetch_venue

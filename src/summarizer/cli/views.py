@@ -91,28 +91,47 @@ def _history_row(version: Version, record: Record) -> list[Text]:
 
 def print_paper(settings: Settings, record: Record) -> None:
     """``review show``: title, link, abstract and summary side by side, field, tags, warnings, history."""
-    venue = record.venue
-    out = console.out
-    out.print(_text(record.title, style="bold"))
-    out.print(_text(f"{venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
-    if record.authors:
-        out.print(_text(", ".join(record.authors), style="dim"))
-    if record.source_type:  # where the paper came from (the venue's source)
-        tier = f" · {record.tier}" if record.tier else ""
-        out.print(_text(f"source: {record.source_type} {record.source_id or ''}{tier}", style="dim"))
+    _print_heading(record)
     current = record.current
     side = Table(show_header=True, expand=True)
     side.add_column("abstract", ratio=1)
     side.add_column(Text(f"summary (version {current.number}, {current.origin})" if current else "summary"), ratio=1)
     side.add_row(_text(record.abstract or "(no abstract)"), _text(current.summary if current else "(none yet)"))
-    out.print(side)
+    console.out.print(side)
     if current is not None:
-        field = settings.field(current.field)
-        field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
-        out.print(_text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
-        warnings = current_warnings(settings, record)
-        if warnings:
-            out.print(_text("warnings: " + "; ".join(warnings), style="yellow"))
+        _print_field_and_warnings(settings, record, current)
+    _print_review_state(record)
+    history = Table(title="history")
+    for column in ("#", "origin", "created", "", "model / feedback", "text"):
+        history.add_column(column, overflow="fold")
+    for version in record.versions:
+        history.add_row(*_history_row(version, record))
+    console.out.print(history)
+
+
+def _print_heading(record: Record) -> None:
+    out = console.out
+    out.print(_text(record.title, style="bold"))
+    out.print(_text(f"{record.venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
+    if record.authors:
+        out.print(_text(", ".join(record.authors), style="dim"))
+    if record.source_type:  # where the paper came from (the venue's source)
+        tier = f" · {record.tier}" if record.tier else ""
+        out.print(_text(f"source: {record.source_type} {record.source_id or ''}{tier}", style="dim"))
+
+
+def _print_field_and_warnings(settings: Settings, record: Record, current: Version) -> None:
+    field = settings.field(current.field)
+    field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
+    console.out.print(_text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
+    warnings = current_warnings(settings, record)
+    if warnings:
+        console.out.print(_text("warnings: " + "; ".join(warnings), style="yellow"))
+
+
+def _print_review_state(record: Record) -> None:
+    """The reviewer's note, the failures with the model's last output, the abstract-only mark."""
+    out = console.out
     if record.note:
         out.print(_text(f"reviewer's note: {record.note}"))
     for failure in record.failures.values():
@@ -121,12 +140,6 @@ def print_paper(settings: Settings, record: Record) -> None:
             out.print(_text(f"last model output: {failure.raw_output}", style="dim"))
     if record.fetch.abstract_only:
         out.print(Text("summarised from the arXiv abstract only (the PDF could not be read)", style="yellow"))
-    history = Table(title="history")
-    for column in ("#", "origin", "created", "", "model / feedback", "text"):
-        history.add_column(column, overflow="fold")
-    for version in record.versions:
-        history.add_row(*_history_row(version, record))
-    out.print(history)
 
 
 def print_status(rows: list[dict[str, Any]]) -> None:

@@ -303,22 +303,32 @@ def _best_section(units: list[_Unit], kinds: tuple[str, ...]) -> tuple[str, set[
 
 def _abstract(units: list[_Unit], intro_at: int | None) -> tuple[str, set[int]]:
     for i, unit in enumerate(units):
-        if unit.heading != "abstract" or unit.page > 1:
-            continue
-        parts: list[str] = []
-        used: set[int] = set()
-        for j in range(i + 1, len(units)):
-            nxt = units[j]
-            first_short_paragraph = not parts and len(nxt.text) >= 10 and sum(c.isalpha() for c in nxt.text) >= 8
-            if nxt.heading is not None or nxt.page > unit.page + 1:
-                break
-            if not (_is_prose(nxt.text) or first_short_paragraph):
-                break
-            parts.append(nxt.text)
-            used.add(j)
-        if parts:
-            return " ".join(parts), used
-    # No "Abstract" heading (e.g. REVTeX): the longest paragraph on page 1 before the introduction.
+        if unit.heading == "abstract" and unit.page <= 1:
+            parts, used = _paragraphs_after(units, i)
+            if parts:
+                return " ".join(parts), used
+    return _longest_first_page_paragraph(units, intro_at)
+
+
+def _paragraphs_after(units: list[_Unit], heading_at: int) -> tuple[list[str], set[int]]:
+    """The prose right after an "Abstract" heading (its page or the next), up to the next heading."""
+    page = units[heading_at].page
+    parts: list[str] = []
+    used: set[int] = set()
+    for j in range(heading_at + 1, len(units)):
+        nxt = units[j]
+        first_short_paragraph = not parts and len(nxt.text) >= 10 and sum(c.isalpha() for c in nxt.text) >= 8
+        if nxt.heading is not None or nxt.page > page + 1:
+            break
+        if not (_is_prose(nxt.text) or first_short_paragraph):
+            break
+        parts.append(nxt.text)
+        used.add(j)
+    return parts, used
+
+
+def _longest_first_page_paragraph(units: list[_Unit], intro_at: int | None) -> tuple[str, set[int]]:
+    """No "Abstract" heading (e.g. REVTeX): the longest paragraph on page 1 before the introduction."""
     end = intro_at if intro_at is not None else len(units)
     best = -1
     for i in range(end):

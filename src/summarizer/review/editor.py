@@ -18,7 +18,7 @@ import yaml
 from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected, UsageError
 from summarizer.core.fsutil import atomic_write_text
-from summarizer.core.records import now_iso
+from summarizer.core.records import Record, now_iso
 from summarizer.core.report import Done
 from summarizer.core.rules import CheckedSummary, check_human_summary
 from summarizer.core.sanitize import clean_line
@@ -128,18 +128,7 @@ def edit_in_editor(
     """
     record = store.load(venue_id, paper_id)
     current = record.current
-    body = yaml.safe_dump(
-        {
-            "summary": current.summary if current else "",
-            "tags": list(current.tags) if current else [],
-            "field": current.field if current else "",
-        },
-        allow_unicode=True,
-        sort_keys=False,
-        width=10_000,
-    )
-    # One line, controls removed: an old record's title must not break out of the comment.
-    text = EDIT_HELP.format(title=clean_line(record.title), fields=", ".join(settings.field_ids())) + body
+    text = _editor_text(settings, record)
     problems: list[str] = []
     for _round in range(EDITOR_ROUNDS):
         edited = editor(text)
@@ -159,6 +148,23 @@ def edit_in_editor(
         return EditorResult(checked.summary, checked.tags, checked.field, number, checked.warnings)
     path = keep_unsaved_text(settings, venue_id, paper_id, text)
     raise UsageError(f"edit not saved after {EDITOR_ROUNDS} tries ({'; '.join(problems)}); your text is in {path}")
+
+
+def _editor_text(settings: Settings, record: Record) -> str:
+    """The current summary, tags and field as YAML, under a comment that says what to do."""
+    current = record.current
+    body = yaml.safe_dump(
+        {
+            "summary": current.summary if current else "",
+            "tags": list(current.tags) if current else [],
+            "field": current.field if current else "",
+        },
+        allow_unicode=True,
+        sort_keys=False,
+        width=10_000,
+    )
+    # One line, controls removed: an old record's title must not break out of the comment.
+    return EDIT_HELP.format(title=clean_line(record.title), fields=", ".join(settings.field_ids())) + body
 
 
 def save_editor_result(settings: Settings, store: Store, venue_id: str, paper_id: str, result: EditorResult) -> Done:

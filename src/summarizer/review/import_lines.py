@@ -176,7 +176,7 @@ class CheckedLine:
     pending_warnings: list[str] = field(default_factory=list)
 
 
-class _LineRejected(SummaryRejected):
+class LineRejected(SummaryRejected):
     """A bad line; ``line`` is the parsed line when its keys were readable (to find duplicates still)."""
 
     def __init__(self, problems: list[str], line: ImportLine | None = None):
@@ -184,23 +184,23 @@ class _LineRejected(SummaryRejected):
         super().__init__(problems)
 
 
-def _read_object(raw: str) -> dict[str, Any]:
+def read_line_object(raw: str) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except json.JSONDecodeError as exc:
-        raise _LineRejected([f"not valid JSON ({exc.msg})"]) from None
+        raise LineRejected([f"not valid JSON ({exc.msg})"]) from None
     if not isinstance(data, dict):
-        raise _LineRejected(["each line must be a JSON object"])
+        raise LineRejected(["each line must be a JSON object"])
     return data
 
 
-def _check_line(number: int, data: dict[str, Any], settings: Settings, venues: set[str]) -> CheckedLine:
-    """Validate one line; _LineRejected lists every problem it has, each naming its field."""
+def check_line(number: int, data: dict[str, Any], settings: Settings, venues: set[str]) -> CheckedLine:
+    """Validate one line; LineRejected lists every problem it has, each naming its field."""
     fields = {k: v for k, v in data.items() if k not in IGNORED_KEYS}
     try:
         line = ImportLine.model_validate(fields)
     except ValidationError as exc:
-        raise _LineRejected(validation_problems(exc, top="line")) from None
+        raise LineRejected(validation_problems(exc, top="line")) from None
     problems: list[str] = []
     if line.venue not in venues:
         problems.append(f"venue: unknown venue {shown(line.venue)} (add it to config.yaml)")
@@ -218,5 +218,5 @@ def _check_line(number: int, data: dict[str, Any], settings: Settings, venues: s
         except SummaryRejected as exc:
             problems += [f"pending.{p}" for p in exc.problems]
     if problems:
-        raise _LineRejected(problems, line)
+        raise LineRejected(problems, line)
     return checked

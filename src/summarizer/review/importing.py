@@ -27,7 +27,7 @@ from summarizer.core.report import Report
 from summarizer.core.sanitize import clean_line, clean_text
 from summarizer.core.store import Store
 
-from .import_lines import CheckedLine, ImportLine, _check_line, _LineRejected, _read_object
+from .import_lines import CheckedLine, ImportLine, LineRejected, check_line, read_line_object
 
 MAX_WARNINGS_SHOWN = 20
 
@@ -132,10 +132,10 @@ def parse_file(path: Path, settings: Settings, store: Store) -> ParsedFile:
         parsed.total += 1
         checked: CheckedLine | None = None
         try:
-            checked = _check_line(number, _read_object(raw), settings, venues)
+            checked = check_line(number, read_line_object(raw), settings, venues)
             line: ImportLine | None = checked.line
             problems: list[str] = []
-        except _LineRejected as exc:
+        except LineRejected as exc:
             line, problems = exc.line, list(exc.problems)
         duplicate = papers.duplicate(number, line) if line is not None else None
         if duplicate:

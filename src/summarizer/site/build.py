@@ -26,40 +26,40 @@ when their bytes change; pages the builder wrote before (listed in
 ``.summarizer-pages``) that no longer have papers are removed.  Nothing else
 in the folder is touched.
 
-Tallies, ordering and escaping are plain Python here and in
-``markdown_text``; the layout lives in the jinja2 templates beside this file.
+The pages themselves are rendered in ``pages``.
 """
 
 from __future__ import annotations
 
-import html
-from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import Environment
 
-from summarizer.core.config import FieldSpec, Settings, TagSettings, Venue
+from summarizer.core.config import Settings, Venue
 from summarizer.core.fsutil import WriteBatch, write_if_changed
-from summarizer.core.records import Record, Version
 from summarizer.core.report import Report
-from summarizer.core.rules import normalize_tags
 from summarizer.core.store import Store
 
-from .markdown_text import (
-    escape_heading,
-    escape_inline,
-    escape_link_text,
-    escape_summary,
-    link_target,
-    meta_text,
-    sort_key,
-    yaml_scalar,
+from .pages import (
+    TEMPLATES,
+    Grouped,
+    PageEntry,
+    field_page,
+    home_page,
+    mkdocs_yml,
+    page_env,
+    select,
+    sort_entries,
+    venue_page,
 )
 
+NAV_OVERRIDE = "overrides/partials/nav-item.html"
+# The site's MathJax settings; the review desk typesets with the same ones.
+MATHJAX_CONFIG = TEMPLATES / "mathjax.js"
+
 MANIFEST = ".summarizer-pages"
-DRAFT_MARK = " *（📝 草稿）*"
-REVISION_MARK = " *（📝 修订待审）*"
+
+
 LIST_WRITTEN_UP_TO = 20
 
 
@@ -77,89 +77,6 @@ def _finish_report(report: Report) -> Report:
         report.notes += [f"  wrote {page}" for page in report.written]
     report.notes += [f"  removed {page}" for page in report.removed]
     return report
-
-
-@dataclass(frozen=True)
-class PageEntry:
-    """One paper as it appears on a page."""
-
-    record: Record
-    version: Version
-    tags: tuple[str, ...]
-    mark: str = ""
-
-    @property
-    def sort(self) -> tuple[str, str, str]:
-        return (sort_key(self.record.title), self.record.title, self.record.id)
-
-
-# -- tallies and ordering (plain, tested Python) ---------------------------------
-
-
-def hot_topics(entries: list[PageEntry], top_k: int, min_count: int) -> list[tuple[str, int]]:
-    """Each tag counted once per paper; by count, ties by tag name; the first top_k with count >= min_count."""
-    counts: Counter[str] = Counter()
-    for entry in entries:
-        counts.update(set(entry.tags))
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], sort_key(item[0]), item[0]))
-    return [(tag, n) for tag, n in ranked if n >= min_count][:top_k]
-
-
-def sort_entries(entries: list[PageEntry]) -> list[PageEntry]:
-    return sorted(entries, key=lambda e: e.sort)
-
-
-def label(emoji: str, name: str) -> str:
-    return " ".join(part for part in (emoji.strip(), name.strip()) if part)
-
-
-def paper_line(entry: PageEntry) -> str:
-    title = entry.record.title
-    link = link_target(entry.record.link)
-    head = f"**[{escape_link_text(title)}]({link})**" if link else f"**{escape_inline(title)}**"
-    return f"{head}: {escape_summary(entry.version.summary)}{entry.mark}"
-
-
-def select(record: Record, *, drafts: bool, tags: TagSettings) -> PageEntry | None:
-    """The version a build shows for this record, or None when it stays off the page."""
-    if drafts:
-        if record.status == "rejected" or record.current is None:
-            return None
-        version = record.current
-        if record.status == "draft":
-            mark = DRAFT_MARK
-        elif record.has_pending_draft or record.approved is None:
-            mark = REVISION_MARK
-        else:
-            mark = ""
-    else:
-        approved = record.approved
-        if approved is None:
-            return None
-        version, mark = approved, ""
-    return PageEntry(record, version, tuple(normalize_tags(version.tags, tags)), mark)
-
-
-# -- the build -----------------------------------------------------------------
-
-
-def _env() -> Environment:
-    return Environment(
-        loader=PackageLoader("summarizer.site", "templates"),
-        autoescape=False,  # Markdown and YAML, escaped in Python (markdown_text)
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        undefined=StrictUndefined,
-    )
-
-
-NAV_OVERRIDE = "overrides/partials/nav-item.html"
-
-
-TEMPLATES = Path(__file__).resolve().parent / "templates"
-# The site's MathJax settings; the review desk typesets with the same ones.
-MATHJAX_CONFIG = TEMPLATES / "mathjax.js"
 
 
 def _read_shipped(name: str) -> bytes:
@@ -184,12 +101,10 @@ class _Writer:
             self.report.unchanged.append(rel)
 
 
-def _gather(
-    settings: Settings, store: Store, venues: list[Venue], *, drafts: bool, report: Report
-) -> dict[str, dict[str, list[PageEntry]]]:
+def _gather(settings: Settings, store: Store, venues: list[Venue], *, drafts: bool, report: Report) -> Grouped:
     """venue id -> field id -> entries, for the venues of this build, in config order."""
     known_fields = set(settings.field_ids())
-    grouped: dict[str, dict[str, list[PageEntry]]] = {}
+    grouped: Grouped = {}
     for venue in venues:
         by_field: dict[str, list[PageEntry]] = {}
         for record in store.records(venue.id):
@@ -205,125 +120,6 @@ def _gather(
             by_field.setdefault(entry.version.field, []).append(entry)
         grouped[venue.id] = {f: sort_entries(by_field[f]) for f in settings.field_ids() if f in by_field}
     return grouped
-
-
-def _hot_text(hot: list[tuple[str, int]]) -> list[str]:
-    return [f"{escape_inline(tag)} ×{n}" for tag, n in hot]
-
-
-def _cjk_join(latin_or_cjk: str, cjk: str) -> str:
-    """``预训练方向`` but ``LLM Agent 方向``: a space where Latin text meets Chinese."""
-    return (
-        f"{latin_or_cjk} {cjk}" if latin_or_cjk[-1:].isascii() and latin_or_cjk[-1:].isalnum() else latin_or_cjk + cjk
-    )
-
-
-def _hot_meta(hot: list[tuple[str, int]]) -> str:
-    return f"，高频主题：{'、'.join(tag for tag, _ in hot)}" if hot else ""
-
-
-def _field_page(
-    env: Environment,
-    settings: Settings,
-    venue: Venue,
-    spec: FieldSpec,
-    grouped: dict[str, dict[str, list[PageEntry]]],
-) -> str:
-    entries = grouped[venue.id][spec.id]
-    hot = hot_topics(entries, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
-    # Raw HTML, not Markdown links: on a large site this line (a link per venue on every field page)
-    # was a third of `mkdocs build`.  Its targets are pages this build writes, so they resolve.
-    cross = [
-        f'<a href="../../{other.id}/{spec.id}/">{html.escape(label(other.emoji, other.name))} '
-        f"({len(grouped[other.id][spec.id])})</a>"
-        for other in settings.venues
-        if other.id != venue.id and spec.id in grouped.get(other.id, {})
-    ]
-    n = len(entries)
-    return env.get_template("field.md.j2").render(
-        meta_title=yaml_scalar(meta_text(f"{venue.name} {spec.name} · {n} 篇论文解读")),
-        meta_description=yaml_scalar(
-            meta_text(f"{venue.name} {_cjk_join(spec.name, '方向')} {n} 篇论文的中文解读{_hot_meta(hot)}。")
-        ),
-        heading=escape_heading(label(spec.emoji, spec.name)),
-        venue_label=escape_inline(label(venue.emoji, venue.name)),
-        count=n,
-        cross=cross,
-        hot=_hot_text(hot),
-        papers=[paper_line(e) for e in entries],
-    )
-
-
-def _venue_page(env: Environment, settings: Settings, venue: Venue, by_field: dict[str, list[PageEntry]]) -> str:
-    everything = [e for entries in by_field.values() for e in entries]
-    hot = hot_topics(everything, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
-    fields = [
-        {"id": spec.id, "label": escape_link_text(label(spec.emoji, spec.name)), "count": len(by_field[spec.id])}
-        for spec in settings.fields
-        if spec.id in by_field
-    ]
-    n = len(everything)
-    return env.get_template("venue.md.j2").render(
-        meta_title=yaml_scalar(meta_text(f"{venue.name} · {n} 篇论文解读")),
-        meta_description=yaml_scalar(
-            meta_text(f"{venue.name} {n} 篇论文的中文解读，覆盖 {len(fields)} 个方向{_hot_meta(hot)}。")
-        ),
-        heading=escape_heading(label(venue.emoji, venue.name)),
-        count=n,
-        fields=fields,
-        hot=_hot_text(hot),
-    )
-
-
-def _site_title(settings: Settings, drafts: bool) -> str:
-    return f"{settings.site.title}（预览）" if drafts else settings.site.title
-
-
-def _home_page(
-    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[PageEntry]]], *, drafts: bool
-) -> str:
-    venues = [
-        {
-            "id": v.id,
-            "label": escape_link_text(label(v.emoji, v.name)),
-            "count": sum(len(e) for e in grouped[v.id].values()),
-            "fields": len(grouped[v.id]),
-        }
-        for v in settings.venues
-        if grouped.get(v.id)
-    ]
-    total = sum(len(e) for by_field in grouped.values() for e in by_field.values())
-    title = _site_title(settings, drafts)
-    return env.get_template("home.md.j2").render(
-        meta_title=yaml_scalar(meta_text(title)),
-        meta_description=yaml_scalar(meta_text(f"{len(venues)} 个会议 {total} 篇论文的中文解读。")),
-        heading=escape_heading(title),
-        venues=venues,
-        drafts=drafts,
-    )
-
-
-def _mkdocs_yml(
-    env: Environment, settings: Settings, grouped: dict[str, dict[str, list[PageEntry]]], *, drafts: bool
-) -> str:
-    venues = []
-    for v in settings.venues:
-        by_field = grouped.get(v.id)
-        if not by_field:
-            continue
-        total = sum(len(e) for e in by_field.values())
-        fields = [
-            {"id": spec.id, "nav_title": yaml_scalar(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
-            for spec in settings.fields
-            if spec.id in by_field
-        ]
-        venues.append({"id": v.id, "nav_title": yaml_scalar(f"{label(v.emoji, v.name)} ({total})"), "fields": fields})
-    return env.get_template("mkdocs.yml.j2").render(
-        site_name=yaml_scalar(_site_title(settings, drafts)),
-        home_title=yaml_scalar("首页"),
-        overview_title=yaml_scalar("概览"),
-        venues=venues,
-    )
 
 
 def _read_manifest(root: Path) -> set[str]:
@@ -352,22 +148,22 @@ def _write_pages(
     writer: _Writer,
     env: Environment,
     settings: Settings,
-    grouped: dict[str, dict[str, list[PageEntry]]],
+    grouped: Grouped,
     *,
     drafts: bool,
 ) -> None:
-    writer.write("mkdocs.yml", _mkdocs_yml(env, settings, grouped, drafts=drafts))
+    writer.write("mkdocs.yml", mkdocs_yml(env, settings, grouped, drafts=drafts))
     writer.write("docs/javascripts/mathjax.js", _read_shipped("mathjax.js"))
     writer.write(NAV_OVERRIDE, _read_shipped(NAV_OVERRIDE))
-    writer.write("docs/index.md", _home_page(env, settings, grouped, drafts=drafts))
+    writer.write("docs/index.md", home_page(env, settings, grouped, drafts=drafts))
     fields = {f.id: f for f in settings.fields}
     for venue in settings.venues:
         if not grouped.get(venue.id):
             continue
-        writer.write(f"docs/{venue.id}/index.md", _venue_page(env, settings, venue, grouped[venue.id]))
+        writer.write(f"docs/{venue.id}/index.md", venue_page(env, settings, venue, grouped[venue.id]))
         for field_id in grouped[venue.id]:
             writer.write(
-                f"docs/{venue.id}/{field_id}/index.md", _field_page(env, settings, venue, fields[field_id], grouped)
+                f"docs/{venue.id}/{field_id}/index.md", field_page(env, settings, venue, fields[field_id], grouped)
             )
 
 
@@ -377,7 +173,7 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
     report = build_report(root)
     selected = {settings.venue(v).id for v in venues} if venues else {v.id for v in settings.venues}
     grouped = _gather(settings, store, [v for v in settings.venues if v.id in selected], drafts=drafts, report=report)
-    env = _env()
+    env = page_env()
     writer = _Writer(root, report)
     try:
         _write_pages(writer, env, settings, grouped, drafts=drafts)
@@ -407,4 +203,4 @@ def draft_field_page(settings: Settings, store: Store, venue_id: str, field_id: 
     spec = settings.field(field_id)
     if spec is None or field_id not in grouped.get(venue_id, {}):
         return None
-    return _field_page(_env(), settings, settings.venue(venue_id), spec, grouped)
+    return field_page(page_env(), settings, settings.venue(venue_id), spec, grouped)

@@ -117,7 +117,7 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
     except ValidationError as exc:
         problems = validation_problems(exc, top="answer", special=functools.partial(_answer_problem, settings))
         raise SummaryRejected(problems) from None
-    return _checked(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
+    return checked_answer(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
 
 
 def _answer_problem(settings: Settings, error: Any, key: str) -> str | None:
@@ -131,7 +131,7 @@ def _answer_problem(settings: Settings, error: Any, key: str) -> str | None:
     return None
 
 
-def _checked(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
+def checked_answer(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
     """A model's answer, controls and bidi overrides removed before the checks and the record see it."""
     clean_tags = [t for t in (clean_line(tag) for tag in tags) if t]
     return check_summary(clean_text(summary).strip(), clean_tags, field_id, settings)

@@ -64,7 +64,7 @@ class BatchAPI:
             )
         if isinstance(exc, openai.AuthenticationError):
             return key_refused(self.llm)
-        reason = _said(scrub(exc.message, self.client.api_key))
+        reason = provider_words(scrub(exc.message, self.client.api_key))
         return RunError(
             f"the batch API at {self.llm.base_url} failed on {what} ({reason}); the submitted batches are saved: "
             f"run `summarizer summarize {self.venue_id} --batch` again to resume"
@@ -98,7 +98,7 @@ class BatchAPI:
             for batch in self.client.batches.list(limit=100):
                 if (batch.metadata or {}).get("summarizer_token") == token:
                     return batch
-                if _count(batch.created_at) < created_after:
+                if whole_count(batch.created_at) < created_after:
                     return None
         except openai.NotFoundError:  # no batch listing (or no batch endpoint): nothing to find
             return None
@@ -112,7 +112,7 @@ class BatchAPI:
             return self.client.batches.retrieve(batch_id)
         except openai.NotFoundError as exc:
             raise BatchNotFound(
-                f"the provider at {self.llm.base_url} does not know batch {_shown(batch_id)} (HTTP 404): it is "
+                f"the provider at {self.llm.base_url} does not know batch {shown_id(batch_id)} (HTTP 404): it is "
                 f"forgotten; run `summarizer summarize {self.venue_id} --batch` to submit its papers again"
             ) from exc
         except openai.APIError as exc:
@@ -127,15 +127,15 @@ class BatchAPI:
             self.client.files.delete(file_id)
 
 
-def _shown(batch_id: object) -> str:
+def shown_id(batch_id: object) -> str:
     """A batch id (the provider's words) as the terminal may show it."""
     return terminal_safe(str(batch_id))[:200]
 
 
-def _count(value: Any) -> int:
+def whole_count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
 
 
-def _said(text: Any) -> str:
+def provider_words(text: Any) -> str:
     """A provider's words, bounded and inert on the terminal and in a record."""
     return clean_line(str(text))[:300]

@@ -11,7 +11,7 @@ from summarizer.core.flags import DuplicateIndex
 from summarizer.core.records import Record, Version
 from summarizer.core.rules import CheckedSummary
 
-from .answer import _checked
+from .answer import checked_answer
 
 
 @dataclass
@@ -62,9 +62,9 @@ def add_llm_version(
     return version
 
 
-def _cached_draft(entry: dict[str, Any], settings: Settings, prompt_hash: str) -> Draft | None:
+def draft_from_cache(entry: dict[str, Any], settings: Settings, prompt_hash: str) -> Draft | None:
     try:
-        checked = _checked(str(entry["summary"]), [str(t) for t in entry["tags"]], str(entry["field"]), settings)
+        checked = checked_answer(str(entry["summary"]), [str(t) for t in entry["tags"]], str(entry["field"]), settings)
     except (KeyError, TypeError, SummaryRejected):
         return None
     return Draft(

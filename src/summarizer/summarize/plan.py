@@ -28,7 +28,7 @@ from summarizer.core.usage import Usage
 from .answer import answer_spec
 from .answer_cache import AnswerCache
 from .batch_state import VenueState, load_state
-from .drafts import Draft, _cached_draft, add_llm_version
+from .drafts import Draft, add_llm_version, draft_from_cache
 from .llm import LLMClient
 from .prompts import Prompts
 
@@ -246,7 +246,7 @@ def plan_jobs(
 def cached_draft(run: SummarizeRun, job: Job) -> Draft | None:
     """The job's answer from the cache, when it is there and still passes the checks."""
     entry = run.cache.get(job.key)
-    return _cached_draft(entry, run.settings, run.prompts.hash) if entry else None
+    return draft_from_cache(entry, run.settings, run.prompts.hash) if entry else None
 
 
 def serve_cached(run: SummarizeRun, jobs: list[Job], bar: Bar, *, force: bool = False) -> list[Job]:

@@ -68,38 +68,37 @@ def read_list(path: Path) -> list[Entry]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read the venue list {path}: {exc}") from None
+        raise UsageError(f"cannot read the venue list {path}: {exc}") from exc
     suffix = path.suffix.lower()
-    entries: list[Entry] = []
     if suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(text))
-        columns = {(c or "").strip().lower() for c in reader.fieldnames or []}
-        if not columns & {"title", "arxiv_id", "url", "pdf_url"}:
-            raise UsageError(f"{path}: a CSV list needs a header with title, arxiv_id, url or pdf_url")
-        for row in reader:
-            fields = {(k or "").strip().lower(): v for k, v in row.items()}
-            if not any((v or "").strip() for v in fields.values() if isinstance(v, str)):
-                continue
-            buffer = io.StringIO()
-            csv.writer(buffer).writerow([row.get(k) or "" for k in reader.fieldnames or []])
-            entries.append(entry_from_fields(buffer.getvalue().strip(), fields))
-        return entries
-    for raw in text.splitlines():
-        if suffix == ".jsonl":
-            line = raw.strip()
-            if not line:
-                continue
-            try:
-                data = json.loads(line)
-            except json.JSONDecodeError:
-                entries.append(Entry(line=line, problem="not valid JSON"))
-                continue
-            if not isinstance(data, dict):
-                entries.append(Entry(line=line, problem="a JSONL line must be an object with title, arxiv_id, …"))
-                continue
-            entries.append(entry_from_fields(line, data))
-        else:
-            line = _COMMENT.sub("", raw).strip()
-            if line:
-                entries.append(parse_line(line))
+        return _csv_entries(path, text)
+    if suffix == ".jsonl":
+        return [_jsonl_entry(line) for line in (raw.strip() for raw in text.splitlines()) if line]
+    lines = (_COMMENT.sub("", raw).strip() for raw in text.splitlines())
+    return [parse_line(line) for line in lines if line]
+
+
+def _csv_entries(path: Path, text: str) -> list[Entry]:
+    reader = csv.DictReader(io.StringIO(text))
+    columns = {(c or "").strip().lower() for c in reader.fieldnames or []}
+    if not columns & {"title", "arxiv_id", "url", "pdf_url"}:
+        raise UsageError(f"{path}: a CSV list needs a header with title, arxiv_id, url or pdf_url")
+    entries: list[Entry] = []
+    for row in reader:
+        fields = {(k or "").strip().lower(): v for k, v in row.items()}
+        if not any((v or "").strip() for v in fields.values() if isinstance(v, str)):
+            continue
+        buffer = io.StringIO()
+        csv.writer(buffer).writerow([row.get(k) or "" for k in reader.fieldnames or []])
+        entries.append(entry_from_fields(buffer.getvalue().strip(), fields))
     return entries
+
+
+def _jsonl_entry(line: str) -> Entry:
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError:
+        return Entry(line=line, problem="not valid JSON")
+    if not isinstance(data, dict):
+        return Entry(line=line, problem="a JSONL line must be an object with title, arxiv_id, …")
+    return entry_from_fields(line, data)
