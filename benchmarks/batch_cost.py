@@ -38,7 +38,7 @@ def _usage(project: Path, venue: str) -> dict[str, Usage]:
 
 
 def rows(res: Any, bench: Any, project: Path, online_project: Path, provider: FakeOpenAI, venue: str, n: int) -> None:
-    creates = sum(1 for call in provider.api_calls if call == ("POST", "/v1/batches"))
+    creates = sum(1 for call in provider.batch.api_calls if call == ("POST", "/v1/batches"))
     online_calls = provider.calls
     run = bench.cli(project / "config.yaml", "summarize", venue, "--batch")
     batch, online = _usage(project, venue), _usage(online_project, venue)
@@ -53,7 +53,7 @@ def rows(res: Any, bench: Any, project: Path, online_project: Path, provider: Fa
         f"= {factor:g}× (llm.batch_price_factor)",
         len(same) == n and abs(ratio - factor) < 0.001,
     )
-    made = sum(1 for call in provider.api_calls if call == ("POST", "/v1/batches")) - creates
+    made = sum(1 for call in provider.batch.api_calls if call == ("POST", "/v1/batches")) - creates
     asked = provider.calls - online_calls
     res.add("  batches created, online calls, papers summarised", f"{made}, {asked}, {len(batch)}", f"1, 0, {n}",
             made == 1 and asked == 0 and len(batch) == n)  # fmt: skip

@@ -77,7 +77,7 @@ def assert_all_summarized(project: Project, n: int = N) -> None:
 
 
 def creates(server: FakeOpenAI) -> int:
-    return sum(1 for method, path in server.api_calls if method == "POST" and path == "/v1/batches")
+    return sum(1 for method, path in server.batch.api_calls if method == "POST" and path == "/v1/batches")
 
 
 def state(project: Project) -> dict[str, Any]:
@@ -98,14 +98,14 @@ def test_200_papers_one_batch_no_online_call_every_summary_checked_at_half_price
 
     assert result.code == 0, result.err
     assert creates(server) == 1 and server.calls == 0  # one batch; nothing asked online
-    assert len(server.batch_requests) == N
+    assert len(server.batch.requests) == N
     assert_all_summarized(project)
-    the_batch = server.batches["batch_0000"]
+    the_batch = server.batch.batches["batch_0000"]
     assert (the_batch["endpoint"], the_batch["completion_window"]) == ("/v1/chat/completions", "24h")
-    upload = server.files[the_batch["input_file_id"]]["object"]
+    upload = server.batch.files[the_batch["input_file_id"]]["object"]
     assert upload["purpose"] == "batch" and upload["filename"].endswith(".jsonl")
     # Each line is the request the online path sends: same model, schema, sampling; its custom_id names the paper.
-    line = json.loads(server.files[the_batch["input_file_id"]]["data"].decode().splitlines()[0])
+    line = json.loads(server.batch.files[the_batch["input_file_id"]]["data"].decode().splitlines()[0])
     prompt_hash = project.store().records(VENUE)[0].versions[0].prompt_hash
     assert line["custom_id"] == f"{VENUE}/2601.00000/{prompt_hash}"
     assert (line["method"], line["url"]) == ("POST", "/v1/chat/completions")
@@ -171,7 +171,7 @@ def test_cached_answers_are_not_sent_to_the_batch(project: Project, server: Fake
     result = cli("summarize", VENUE, "--batch")
 
     assert result.code == 0, result.err
-    assert len(server.batch_requests) == 4 and server.calls == 2
+    assert len(server.batch.requests) == 4 and server.calls == 2
     assert "2 cached" in result.err
     assert_all_summarized(project, 6)
 
@@ -184,7 +184,7 @@ def start(project: Project, *args: str) -> subprocess.Popen[str]:
 
 
 def retrieves(server: FakeOpenAI) -> int:
-    return sum(1 for method, path in server.api_calls if method == "GET" and path.startswith("/v1/batches/"))
+    return sum(1 for method, path in server.batch.api_calls if method == "GET" and path.startswith("/v1/batches/"))
 
 
 @pytest.mark.slow
@@ -201,7 +201,7 @@ def test_no_wait_then_kill_9_while_waiting_then_again_one_batch_all_summarised(
     assert creates(server) == 1 and summarized(project) == []
     assert [b["id"] for b in state(project)["batches"]] == ["batch_0000"]
 
-    server.batch_paused = True  # the provider is slow: the second run waits, and is killed while it does
+    server.batch.paused = True  # the provider is slow: the second run waits, and is killed while it does
     before = retrieves(server)
     proc = start(project, "summarize", VENUE, "--batch")
     deadline = time.monotonic() + 30
@@ -214,7 +214,7 @@ def test_no_wait_then_kill_9_while_waiting_then_again_one_batch_all_summarised(
     assert proc.returncode == -signal.SIGKILL
     assert creates(server) == 1 and summarized(project) == []
 
-    server.batch_paused = False
+    server.batch.paused = False
     third = cli("summarize", VENUE, "--batch")
 
     assert third.code == 0, third.err
@@ -371,7 +371,7 @@ def test_a_refused_key_during_the_online_re_asks_stops_the_run_and_fails_no_pape
 def test_an_expired_batch_keeps_what_completed_and_says_what_to_run(
     project: Project, server: FakeOpenAI, cli: RunCli
 ) -> None:
-    server.batch_step, server.batch_expire_after_steps = 4, 1
+    server.batch.step, server.batch.expire_after_steps = 4, 1
     configure(project, server)
     write_venue(project, 10)
 
@@ -381,17 +381,17 @@ def test_an_expired_batch_keeps_what_completed_and_says_what_to_run(
     assert len(summarized(project)) == 4 and server.calls == 0  # lines never run are not re-asked online
     assert "expired: 6 papers not summarised" in result.err
     assert f"summarizer summarize {VENUE} --batch" in result.err
-    server.batch_expire_after_steps = None
-    server.batch_step = None
+    server.batch.expire_after_steps = None
+    server.batch.step = None
     again = cli("summarize", VENUE, "--batch")
     assert again.code == 0, again.err
-    assert creates(server) == 2 and len(server.batches["batch_0001"]["metadata"]) == 2
-    assert server.batches["batch_0001"]["request_counts"]["total"] == 6
+    assert creates(server) == 2 and len(server.batch.batches["batch_0001"]["metadata"]) == 2
+    assert server.batch.batches["batch_0001"]["request_counts"]["total"] == 6
     assert_all_summarized(project, 10)
 
 
 def test_a_cancelled_batch_keeps_its_finished_papers(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
-    server.batch_step = 3
+    server.batch.step = 3
     configure(project, server)
     write_venue(project, 10)
     assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
@@ -411,20 +411,20 @@ def test_a_cancelled_batch_keeps_its_finished_papers(project: Project, server: F
 def test_a_batch_stuck_past_its_window_is_cancelled_keeping_what_it_finished(
     project: Project, server: FakeOpenAI, cli: RunCli
 ) -> None:
-    server.batch_step, server.batch_window_s = 2, -2 * 3600  # its window closed two hours ago
+    server.batch.step, server.batch.window_s = 2, -2 * 3600  # its window closed two hours ago
     configure(project, server)
     write_venue(project, 6)
     assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
     client = openai.OpenAI(api_key=KEY, base_url=server.base_url, max_retries=0)
     client.batches.retrieve("batch_0000")  # validating -> in_progress
     client.batches.retrieve("batch_0000")  # two lines answered
-    server.batch_paused = True  # and then nothing more
+    server.batch.paused = True  # and then nothing more
 
     result = cli("summarize", VENUE, "--batch")
 
     assert result.code == 1
     assert "batch batch_0000 is still in_progress an hour after its window closed: cancelling it" in result.err
-    assert ("POST", "/v1/batches/batch_0000/cancel") in server.api_calls
+    assert ("POST", "/v1/batches/batch_0000/cancel") in server.batch.api_calls
     assert "cancelled: 4 papers not summarised" in result.err
     assert len(summarized(project)) == 2
 
@@ -444,13 +444,13 @@ def test_a_venue_over_one_batch_limits_is_split(
     report = summarize_venue_batch(settings, Store(settings.outputs_dir), VENUE, limits=limits)
 
     assert report.ok, report.failures
-    sizes = [b["request_counts"]["total"] for b in server.batches.values()]
+    sizes = [b["request_counts"]["total"] for b in server.batch.batches.values()]
     if expected is not None:
         assert sizes == expected
     else:
         assert len(sizes) > 1 and sum(sizes) == 10
-    for each in server.batches.values():
-        assert server.files[each["input_file_id"]]["object"]["bytes"] <= limits.max_bytes
+    for each in server.batch.batches.values():
+        assert server.batch.files[each["input_file_id"]]["object"]["bytes"] <= limits.max_bytes
     assert len(cli("status", VENUE, "--json").json()["batches"]) == len(sizes)
     assert_all_summarized(project, 10)
 
@@ -507,7 +507,7 @@ def test_force_is_remembered_with_the_batch(project: Project, server: FakeOpenAI
     collected = cli("summarize", VENUE, "--batch")  # collected without --force: the answers still count
 
     assert collected.code == 0, collected.err
-    assert creates(server) == 2 and len(server.batch_requests) == 6
+    assert creates(server) == 2 and len(server.batch.requests) == 6
     records = project.store().records(VENUE)
     assert [(len(r.versions), r.versions[-1].tags) for r in records] == [(2, ["推理"])] * 3
 
@@ -558,7 +558,7 @@ def test_a_batch_the_provider_does_not_know_is_forgotten_and_its_papers_submitte
     configure(project, server)
     write_venue(project, 3)
     assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
-    server.batches.clear()  # e.g. the provider lost it, or the config now points at another account
+    server.batch.batches.clear()  # e.g. the provider lost it, or the config now points at another account
 
     lost = cli("summarize", VENUE, "--batch")
 
