@@ -7,7 +7,7 @@ again with nothing changed, ``status --json``, ``review list`` of one venue, and
 and peak RSS, ``Bench.measure``).  The site's HTML size is summed after mkdocs.  A cost
 that grows with the square of the papers shows as a jump between the rows.
 
-Targets (issue: a site fit for 50,000 papers): at 20,000 papers, ``mkdocs build --strict``
+Targets (a site fit for 50,000 papers): at 20,000 papers, ``mkdocs build --strict``
 under 20 s and under 250 MB of HTML.
 
     .venv/bin/python benchmarks/bench.py --only scale [--scale-sizes 3000,20000,50000]

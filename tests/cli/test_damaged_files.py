@@ -232,7 +232,7 @@ def test_an_unreadable_record_path_is_one_line(cli: RunCli, imported: Project) -
     assert str(path) in one_error_line(result.err)
 
 
-# -- Done-when of #11: a paid answer is never lost -------------------------------------------------
+# -- a paid answer is never lost -------------------------------------------------------------------
 
 
 def configure(project: Project, server: FakeOpenAI, **values: object) -> None:

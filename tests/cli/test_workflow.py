@@ -198,7 +198,7 @@ def test_force_and_import_never_replace_approved_or_human_work(
     assert server.calls == calls + 2  # only the two plain model drafts (REJECTED and DRAFT_2, not rejected here)
     assert {paper: record_bytes(configured, paper) for paper in kept} == snapshot
     assert "3 approved or edited (kept)" in forced.err
-    assert len(store.load(VENUE, DRAFT_2).versions) == 1  # the same answer again adds no version (issue 11)
+    assert len(store.load(VENUE, DRAFT_2).versions) == 1  # the same answer again adds no version
 
     # A draft line in an import: on an approved paper it waits as a pending draft; the status stays.
     rows = [

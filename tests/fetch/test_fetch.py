@@ -144,7 +144,7 @@ def test_failures_are_listed_with_reasons(project: Project, cli: RunCli, fake_ar
     assert json.loads(records["2501.00001"].model_dump_json())["fetch"]["text_path"].startswith("text/")
 
 
-# -- #11 obs. 8: a corrupt cached text or PDF is no dead end --------------------------------------------
+# -- a corrupt cached text or PDF is no dead end ----------------------------------------------------------
 
 
 def test_a_corrupt_cached_text_is_extracted_again_and_regen_names_the_repair(
@@ -183,7 +183,7 @@ def test_a_corrupt_cached_pdf_is_downloaded_again(project: Project, cli: RunCli,
     assert project.store().load("ICML2026", "2501.00001").fetch.text_path
 
 
-# -- #11 obs. 11: every paper can be fetched, source or not ----------------------------------------------
+# -- every paper can be fetched, source or not --------------------------------------------------------------
 
 
 def test_a_sourceless_venue_fetches_the_records_that_have_an_id_or_url(

@@ -346,7 +346,7 @@ def test_force_redoes_model_drafts_but_never_touches_approved_or_edited(
     assert store.path(VENUE, paper_id(0)).read_bytes() == snapshot[f"{paper_id(0)}.json"]
     assert store.path(VENUE, paper_id(1)).read_bytes() == snapshot[f"{paper_id(1)}.json"]
     redone = store.load(VENUE, paper_id(2))
-    # The fake answers each paper the same way again: no second, identical version (issue 11).
+    # The fake answers each paper the same way again: no second, identical version.
     assert len(redone.versions) == 1 and redone.status == "draft"
     assert "1 back in review (were rejected)" in forced.err  # said, not done quietly
     assert "3 unchanged" in forced.err

@@ -78,7 +78,7 @@ def _cut_to_tokens(text: str, tokens: int) -> str:
         return ""
     # A text of n characters is at least ceil(n / 4) tokens, so one longer than 4 × tokens cannot fit,
     # and the cut point lies within the first 4 × room characters: the search below reads only
-    # those, not a 200,000-character section over and over (it was most of summarize's start-up).
+    # those, not a 200,000-character section over and over (that would be most of summarize's start-up).
     if len(text) <= 4 * tokens and estimate_tokens(text) <= tokens:
         return text
     # Room for the mark: estimates add up at most (ceil is subadditive), so the cut text plus

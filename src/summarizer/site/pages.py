@@ -132,8 +132,8 @@ def field_page(
 ) -> str:
     entries = grouped[venue.id][spec.id]
     hot = hot_topics(entries, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
-    # Raw HTML, not Markdown links: on a large site this line (a link per venue on every field page)
-    # was a third of `mkdocs build`.  Its targets are pages this build writes, so they resolve.
+    # Raw HTML, not Markdown links: as Markdown links, this line (a link per venue on every field page)
+    # costs a third of `mkdocs build` on a large site.  Its targets are pages this build writes.
     cross = [
         f'<a href="../../{other.id}/{spec.id}/">{html.escape(label(other.emoji, other.name))} '
         f"({len(grouped[other.id][spec.id])})</a>"
