@@ -54,7 +54,7 @@ def _listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(settings: Settings, venues: list[str], *, host: str, port: int, open_browser: bool) -> None:
+def serve(settings: Settings, venue_ids: list[str], *, host: str, port: int, open_browser: bool) -> None:
     """Serve until Ctrl-C; the first stdout line is the address with the token."""
     try:
         import uvicorn
@@ -70,12 +70,16 @@ def serve(settings: Settings, venues: list[str], *, host: str, port: int, open_b
     token = secrets.token_urlsafe(24)
     extra = "" if mathjax_dir else MATHJAX_CDN.split("/mathjax")[0]
     app = Gate(
-        create_app(settings, venues, mathjax_dir=mathjax_dir), host=host, port=port, token=token, extra_script_src=extra
+        create_app(settings, venue_ids, mathjax_dir=mathjax_dir),
+        host=host,
+        port=port,
+        token=token,
+        extra_script_src=extra,
     )
     url = f"http://{host if ':' not in host else f'[{host}]'}:{port}/?token={token}"
     click.echo(f"review desk: {url}")
     sys.stdout.flush()
-    console.info(f"reviewing {', '.join(venues)}; Ctrl-C stops the desk")
+    console.info(f"reviewing {', '.join(venue_ids)}; Ctrl-C stops the desk")
     if mathjax_dir is None:
         console.warn(
             f"math typesets from {MATHJAX_CDN}: to work offline, `npm install mathjax@3` and set {MATHJAX_ENV}"

@@ -19,17 +19,17 @@ def review() -> None:
 
 
 @review.command("list")
-@click.argument("venue")
+@click.argument("venue_id", metavar="VENUE")
 @click.option("--status", type=click.Choice(["draft", "approved", "rejected"]), help="Only papers in this state.")
 @pass_ctx
-def review_list(c: Context, venue: str, status: str | None) -> None:
+def review_list(c: Context, venue_id: str, status: str | None) -> None:
     """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
     from summarizer.review.actions import listed
 
     from .views import print_list
 
-    c.settings.venue(venue)
-    print_list(c.settings, venue, listed(c.store, venue, status=status), status=status)
+    c.settings.venue(venue_id)
+    print_list(c.settings, venue_id, listed(c.store, venue_id, status=status), status=status)
 
 
 @review.command("show")
@@ -39,9 +39,9 @@ def review_show(c: Context, ref: str) -> None:
     """Title, link, abstract and summary side by side, tags, field and history."""
     from .views import print_paper
 
-    venue, paper = split_ref(ref)
-    c.settings.venue(venue)
-    print_paper(c.settings, c.store.load(venue, paper))
+    venue_id, paper = split_ref(ref)
+    c.settings.venue(venue_id)
+    print_paper(c.settings, c.store.load(venue_id, paper))
 
 
 @review.command("approve")
@@ -55,9 +55,9 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
     if approve_all:
         if len(refs) != 1 or "/" in refs[0]:
             raise UsageError("with --all give one VENUE: summarizer review approve ICML2026 --all")
-        venue = refs[0]
-        with c.locked(venue) as store:
-            done = approve(c.settings, store, venue, None)
+        venue_id = refs[0]
+        with c.locked(venue_id) as store:
+            done = approve(c.settings, store, venue_id, None)
         tell(done.lines)
         return
     by_venue: dict[str, list[str]] = {}
@@ -67,11 +67,13 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
                 f"expected VENUE/ID, got {ref!r} "
                 f"(to approve every draft of a venue: summarizer review approve {ref} --all)"
             )
-        venue, paper = split_ref(ref)
-        by_venue.setdefault(venue, []).append(paper)
+        venue_id, paper = split_ref(ref)
+        by_venue.setdefault(venue_id, []).append(paper)
     with c.locked_venues(by_venue) as store:  # every venue locked and every ref checked before anything is saved
-        checked = {venue: approvable(store, venue, papers) for venue, papers in by_venue.items()}
-        lines = [line for venue, records in checked.items() for line in approve_records(store, venue, records).lines]
+        checked = {venue_id: approvable(store, venue_id, papers) for venue_id, papers in by_venue.items()}
+        lines = [
+            line for venue_id, records in checked.items() for line in approve_records(store, venue_id, records).lines
+        ]
     tell(lines)
 
 
@@ -83,9 +85,9 @@ def review_reject(c: Context, ref: str, note: str) -> None:
     """Reject a paper: it is left off the site and skipped by summarize."""
     from summarizer.review.actions import reject
 
-    venue, paper = split_ref(ref)
-    with c.locked(venue) as store:
-        done = reject(c.settings, store, venue, paper, note=note)
+    venue_id, paper = split_ref(ref)
+    with c.locked(venue_id) as store:
+        done = reject(c.settings, store, venue_id, paper, note=note)
     tell(done.lines)
 
 
@@ -100,37 +102,37 @@ def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, fie
     from summarizer.review.actions import TAG_SEPARATORS, edit
     from summarizer.review.editor import edit_in_editor, save_editor_result
 
-    venue, paper = split_ref(ref)
+    venue_id, paper = split_ref(ref)
     if summary is None and tags is None and field_id is None:
-        c.settings.venue(venue)
+        c.settings.venue(venue_id)
         # No lock while a person types: the result is checked against the version it started from.
-        edited = edit_in_editor(c.settings, c.store, venue, paper, editor=_run_editor, tell=console.warn)
+        edited = edit_in_editor(c.settings, c.store, venue_id, paper, editor=_run_editor, tell=console.warn)
         if edited is None:
             console.info("edit cancelled: nothing changed")
             return
-        with c.locked(venue) as store:
-            done = save_editor_result(c.settings, store, venue, paper, edited)
+        with c.locked(venue_id) as store:
+            done = save_editor_result(c.settings, store, venue_id, paper, edited)
         tell(done.lines)
         return
     tag_list = [t for t in (s.strip() for s in TAG_SEPARATORS.split(tags)) if t] if tags is not None else None
-    with c.locked(venue) as store:
-        done = edit(c.settings, store, venue, paper, summary=summary, tags=tag_list, field=field_id)
+    with c.locked(venue_id) as store:
+        done = edit(c.settings, store, venue_id, paper, summary=summary, tags=tag_list, field=field_id)
     tell(done.lines)
 
 
 @review.command("serve")
-@click.argument("venues", nargs=-1, metavar="[VENUE...]")
+@click.argument("venue_ids", nargs=-1, metavar="[VENUE...]")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on (keep it local).")
 @click.option("--port", type=click.IntRange(0, 65535), default=0, help="Port (default: a free one).")
 @click.option("--no-browser", is_flag=True, help="Do not open a browser; just print the address.")
 @pass_ctx
-def review_serve(c: Context, venues: tuple[str, ...], host: str, port: int, no_browser: bool) -> None:
+def review_serve(c: Context, venue_ids: tuple[str, ...], host: str, port: int, no_browser: bool) -> None:
     """The review desk: review drafts in the browser (queue, side-by-side view, keys); Ctrl-C stops it."""
     from .desk_server import serve
 
-    for venue in venues:
-        c.settings.venue(venue)
-    chosen = list(dict.fromkeys(venues)) or [v.id for v in c.settings.venues]
+    for venue_id in venue_ids:
+        c.settings.venue(venue_id)
+    chosen = list(dict.fromkeys(venue_ids)) or [v.id for v in c.settings.venues]
     serve(c.settings, chosen, host=host, port=port, open_browser=not no_browser)
 
 

@@ -13,7 +13,7 @@ from summarizer.summarize.batch_state import batch_rows
 
 
 def venue_status(
-    venue: str, records: list[Record], corrupt: list[Path] | None = None, outputs_dir: Path | None = None
+    venue_id: str, records: list[Record], corrupt: list[Path] | None = None, outputs_dir: Path | None = None
 ) -> dict[str, Any]:
     usage = Usage()
     by_status = {"draft": 0, "approved": 0, "rejected": 0}
@@ -27,7 +27,7 @@ def venue_status(
             if failure is not None:
                 failed.append({"id": record.id, "stage": stage, "reason": failure.reason})
     return {
-        "venue": venue,
+        "venue": venue_id,
         "papers": len(records),
         "fetched": sum(1 for r in records if r.fetch.text_path and not r.fetch.abstract_only),
         "summarized": sum(1 for r in records if r.versions),
@@ -40,13 +40,13 @@ def venue_status(
             "completion_tokens": usage.completion_tokens,
             "cost_usd": round(usage.cost_usd, 6),
         },
-        "batches": _batches(outputs_dir, venue),
+        "batches": _batches(outputs_dir, venue_id),
     }
 
 
-def _batches(outputs_dir: Path | None, venue: str) -> list[dict[str, Any]]:
+def _batches(outputs_dir: Path | None, venue_id: str) -> list[dict[str, Any]]:
     """The venue's Batch API batches (``summarize --batch``): id, status, completed, failed, total."""
-    return batch_rows(outputs_dir, venue) if outputs_dir is not None else []
+    return batch_rows(outputs_dir, venue_id) if outputs_dir is not None else []
 
 
 def known_venues(settings: Settings, store: Store) -> list[str]:
@@ -59,7 +59,7 @@ def all_status(settings: Settings, store: Store) -> list[dict[str, Any]]:
     return [store_status(store, v) for v in known_venues(settings, store)]
 
 
-def store_status(store: Store, venue: str) -> dict[str, Any]:
+def store_status(store: Store, venue_id: str) -> dict[str, Any]:
     """The venue's status from its readable records (naming the corrupt ones it skipped) and its batches."""
-    records = store.records(venue)
-    return venue_status(venue, records, store.corrupt_in(venue), store.outputs_dir)
+    records = store.records(venue_id)
+    return venue_status(venue_id, records, store.corrupt_in(venue_id), store.outputs_dir)

@@ -42,10 +42,10 @@ def _text(value: str, style: str = "") -> Text:
     return Text(terminal_safe(value), style=style)
 
 
-def print_list(settings: Settings, venue: str, records: list[Record], *, status: str | None) -> None:
+def print_list(settings: Settings, venue_id: str, records: list[Record], *, status: str | None) -> None:
     """The table of ``review list``: one row a paper, then a legend when approved* appears."""
     now = datetime.now(UTC)
-    table = Table(title=Text(f"{venue}: {len(records)} papers" + (f" ({status})" if status else "")))
+    table = Table(title=Text(f"{venue_id}: {len(records)} papers" + (f" ({status})" if status else "")))
     for column in ("id", "status"):  # whole, so an id can be copied into the next command
         table.add_column(column, no_wrap=True)
     for column in ("field", "tags", "chars", "warnings", "model", "age"):

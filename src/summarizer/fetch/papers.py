@@ -37,17 +37,17 @@ class FetchRun:
         self,
         settings: Settings,
         store: Store,
-        venue: str,
+        venue_id: str,
         bar: Bar,
         records: list[Record],
         source_type: str | None,
     ):
         self.settings = settings
         self.store = store
-        self.venue = venue
+        self.venue_id = venue_id
         self.bar = bar
         self.source_type = source_type
-        self.report = Report("fetch", venue, counts={"fetched": 0, "cached": 0, "failed": 0})
+        self.report = Report("fetch", venue_id, counts={"fetched": 0, "cached": 0, "failed": 0})
         self.records = {r.id: r for r in records}
         self.by_entry = {r.source_entry: r for r in records if r.source_entry}
         self.taken: dict[str, str] = {}  # paper id → the entry line that claimed it in this run
@@ -56,7 +56,7 @@ class FetchRun:
         record = self.records.get(paper_id)
         if record is None:
             record = Record(
-                venue=self.venue, id=paper_id, title=clean_line(title or entry.title or entry.line)[: limits.TITLE]
+                venue=self.venue_id, id=paper_id, title=clean_line(title or entry.title or entry.line)[: limits.TITLE]
             )
             self.records[paper_id] = record
         if self.source_type is not None:  # a source-less venue's records keep what they had
@@ -70,7 +70,9 @@ class FetchRun:
         """False (with a warning) when another line of the list already named this paper."""
         first = self.taken.get(paper_id)
         if first is not None and first != entry.line:
-            self.report.warn(f"{self.venue}: {entry.line!r} is the same paper as {first!r} ({paper_id}); listed once")
+            self.report.warn(
+                f"{self.venue_id}: {entry.line!r} is the same paper as {first!r} ({paper_id}); listed once"
+            )
             self.bar.advance()
             return False
         self.taken[paper_id] = entry.line
@@ -80,7 +82,7 @@ class FetchRun:
         """A title that failed to resolve in an earlier run left a record under its slug: drop it."""
         stale = self.records.get(entry.provisional_id())
         if stale is not None and stale.id != paper_id and not stale.versions:
-            self.store.delete(self.venue, stale.id)
+            self.store.delete(self.venue_id, stale.id)
             del self.records[stale.id]
 
     def fail(self, record: Record, reason: str) -> None:

@@ -88,7 +88,7 @@ def _native(run: FetchRun, ctx: SourceContext, entry: Entry, match_arxiv: bool) 
         try:
             record.abstract = clean_line(entry.abstract_from(http) or "")[: limits.ABSTRACT] or None
         except FetchError as exc:
-            run.report.warn(f"{run.venue}/{record.id}: abstract page skipped ({exc.reason})")
+            run.report.warn(f"{run.venue_id}/{record.id}: abstract page skipped ({exc.reason})")
     if match_arxiv:
         _match_once(run, api, record)
     if not record.fetch.pdf_url and record.arxiv_id:

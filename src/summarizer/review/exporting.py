@@ -44,10 +44,10 @@ def export_line(record: Record) -> dict[str, object] | None:
     return line
 
 
-def export_jsonl(venue: str, store: Store, sink: IO[str]) -> tuple[int, int]:
+def export_jsonl(venue_id: str, store: Store, sink: IO[str]) -> tuple[int, int]:
     """Write the venue's records, sorted by id; returns (written, skipped without a summary)."""
     written = skipped = 0
-    for record in store.records(venue):
+    for record in store.records(venue_id):
         line = export_line(record)
         if line is None:
             skipped += 1

@@ -45,7 +45,7 @@ class _Retry:
 @dataclass
 class Collect:
     run: SummarizeRun
-    venue: str
+    venue_id: str
     entry: BatchEntry
     retries: list[_Retry] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
@@ -56,7 +56,7 @@ class Collect:
         if cid not in self.entry.requests or cid in self.seen:
             return None
         self.seen.add(cid)
-        record = self.run.store.get(self.venue, paper_of(cid))
+        record = self.run.store.get(self.venue_id, paper_of(cid))
         if record is None or skip_reason(record, self.entry.force) is not None:
             return None
         return Job(record, [], self.entry.requests[cid])

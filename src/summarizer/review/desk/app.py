@@ -32,8 +32,8 @@ PAGE_SIZE = 500
 
 
 class DeskApp:
-    def __init__(self, settings: Settings, venues: list[str], mathjax_dir: Path | None):
-        self.desk = Desk(settings, venues)
+    def __init__(self, settings: Settings, venue_ids: list[str], mathjax_dir: Path | None):
+        self.desk = Desk(settings, venue_ids)
         self.settings = settings
         self.cache = WarningCache(settings)
         self.mathjax_src = "/mathjax/tex-mml-chtml.js" if mathjax_dir else MATHJAX_CDN
@@ -42,7 +42,7 @@ class DeskApp:
         self.templates.env.filters["web_url"] = web_url
 
     def rows(self) -> list[Row]:
-        return load_rows(self.settings, self.desk.store, self.desk.venues, self.cache)
+        return load_rows(self.settings, self.desk.store, self.desk.venue_ids, self.cache)
 
     async def queue(self, request: Request) -> Response:
         q = request.query_params
@@ -60,7 +60,7 @@ class DeskApp:
             "rows": shown[:PAGE_SIZE],
             "total": len(shown),
             "counts": counts(rows),
-            "venues": self.desk.venues,
+            "venues": self.desk.venue_ids,
             "fields": self.settings.fields,
             "statuses": STATUS_FILTERS,
             "warning_kinds": warning_choices(),
@@ -195,8 +195,8 @@ async def _json_body(request: Request) -> Any:
         return None
 
 
-def create_app(settings: Settings, venues: list[str], *, mathjax_dir: Path | None) -> Starlette:
-    desk = DeskApp(settings, venues, mathjax_dir)
+def create_app(settings: Settings, venue_ids: list[str], *, mathjax_dir: Path | None) -> Starlette:
+    desk = DeskApp(settings, venue_ids, mathjax_dir)
     routes = [
         Route("/", desk.queue),
         Route("/paper/{venue}/{paper}", desk.paper),

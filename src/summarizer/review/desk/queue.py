@@ -102,9 +102,9 @@ class WarningCache:
         return found
 
 
-def load_rows(settings: Settings, store: Store, venues: list[str], cache: WarningCache) -> list[Row]:
+def load_rows(settings: Settings, store: Store, venue_ids: list[str], cache: WarningCache) -> list[Row]:
     """Every paper with a summary in the venues, most suspicious first (then by venue and id)."""
-    records = [r for venue in venues for r in store.records(venue) if r.current is not None]
+    records = [r for venue_id in venue_ids for r in store.records(venue_id) if r.current is not None]
     duplicates = cache.duplicates(records)
     rows = []
     for record in records:
