@@ -114,7 +114,7 @@ def test_run_review_regen_run_build(
     assert store.load(VENUE, OTHER).approved_version == 1
     reject = cli("review", "reject", f"{VENUE}/{REJECTED}", "--note", "不是本会议的论文")
     assert reject.code == 0, reject.err
-    assert store.load(VENUE, REJECTED).note == "不是本会议的论文"
+    assert store.load(VENUE, REJECTED).review_note == "不是本会议的论文"
 
     # -- regen the edited one with feedback: exactly one call, the feedback and the old text in it ----------
     before = server.calls

@@ -205,3 +205,18 @@ def test_a_write_batch_without_syncfs_falls_back_to_sync_and_a_failed_flush_land
     with pytest.raises(FileSystemError, match="Input/output error"):
         _two_records(Store(tmp_path / "b"))
     assert not any(p.is_file() for p in (tmp_path / "b").rglob("*"))  # no record, no temp file
+
+
+def test_a_record_written_with_the_earlier_note_key_reads_as_its_review_note(tmp_path: Path) -> None:
+    store = Store(tmp_path)
+    path = store.path("ICML2026", "2601.00001")
+    path.parent.mkdir(parents=True)
+    older = Record(venue="ICML2026", id="2601.00001", title="T").model_dump(mode="json")
+    del older["review_note"]
+    path.write_text(json.dumps({**older, "note": "off topic"}), "utf-8")
+
+    record = store.load("ICML2026", "2601.00001")
+
+    assert record.review_note == "off topic"
+    store.save(record)
+    assert '"review_note": "off topic"' in path.read_text("utf-8") and '"note"' not in path.read_text("utf-8")

@@ -91,7 +91,7 @@ def test_reject_asks_for_a_note(project: Project, browser: Any) -> None:
         page.click("#reject-form button[type=submit]")
         assert flash(page) == f"rejected {VENUE}/2601.10009"
     record = project.store().load(VENUE, "2601.10009")
-    assert (record.status, record.note) == ("rejected", "不属于本会议")
+    assert (record.status, record.review_note) == ("rejected", "不属于本会议")
 
 
 def test_edit_shows_errors_inline_keeps_the_text_then_saves(project: Project, browser: Any) -> None:

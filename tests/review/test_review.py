@@ -22,7 +22,7 @@ def test_approve_reject_and_list(cli: RunCli, imported: Project) -> None:
     store = imported.store()
     assert store.load("ICML2026", "2601.00001").status == "approved"
     rejected = store.load("ICML2026", "2601.00003")
-    assert rejected.status == "rejected" and rejected.note == "不是本会议的论文"
+    assert rejected.status == "rejected" and rejected.review_note == "不是本会议的论文"
 
     drafts = cli("review", "list", "ICML2026", "--status", "draft")
     assert drafts.code == 0

@@ -64,8 +64,8 @@ def print_report(report: Report) -> None:
     err.print(f"[{style}]{report.stage} {shown(report.subject)}: {shown(report.summary_line())}[/{style}]")
     if report.usage is not None and report.usage.llm_calls:
         err.print(f"  usage: {usage_line(report.usage)}")
-    for note in report.notes:
-        info(note)
+    for line in report.details:
+        info(line)
     for line in report.warnings + report.problems:
         warn(line)
     if report.failures:
@@ -174,13 +174,13 @@ def _rich_bar(description: str, total: int) -> Iterator[Bar]:
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
-        TextColumn("{task.fields[note]}"),
+        TextColumn("{task.fields[status]}"),
         TimeElapsedColumn(),
         console=err,
         transient=False,
     )
     with bar:
-        task = bar.add_task(description, total=total, note="")
+        task = bar.add_task(description, total=total, status="")
         yield _RichBar(bar, task)
 
 
@@ -193,13 +193,13 @@ class _RichBar(Bar):
         if text is None:
             self._bar.advance(self._task)
         else:
-            self._bar.update(self._task, advance=1, note=shown(text))
+            self._bar.update(self._task, advance=1, status=shown(text))
 
     def show(self, text: str) -> None:
-        self._bar.update(self._task, note=shown(text))
+        self._bar.update(self._task, status=shown(text))
 
     def reach(self, done: int, text: str) -> None:
-        self._bar.update(self._task, completed=done, note=shown(text))
+        self._bar.update(self._task, completed=done, status=shown(text))
 
 
 class _PlainLines(Bar):

@@ -132,8 +132,8 @@ def _print_field_and_warnings(settings: Settings, record: Record, current: Versi
 def _print_review_state(record: Record) -> None:
     """The reviewer's note, the failures with the model's last output, the abstract-only mark."""
     out = console.out
-    if record.note:
-        out.print(_text(f"reviewer's note: {record.note}"))
+    if record.review_note:
+        out.print(_text(f"reviewer's note: {record.review_note}"))
     for failure in record.failures.values():
         out.print(_text(f"failed at {failure.stage}: {failure.reason}", style="red"))
         if failure.raw_output:

@@ -7,9 +7,9 @@ fetch found, every summary version ever written, its review status, failures and
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .errors import NothingToApprove
 from .ids import strip_version
@@ -88,8 +88,16 @@ class Record(_Model):
     versions: list[Version] = Field(default_factory=list)
     status: Status = "draft"
     approved_version: int | None = None
-    note: str | None = None
+    review_note: str | None = None  # why a reviewer rejected it (`review reject --note`)
     usage: Usage = Field(default_factory=Usage)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _earlier_key(cls, data: Any) -> Any:
+        """Records written before the reviewer's note had its own name call it ``note``: read it as one."""
+        if isinstance(data, dict) and "note" in data and "review_note" not in data:
+            data = {("review_note" if key == "note" else key): value for key, value in data.items()}
+        return data
 
     # -- versions ----------------------------------------------------------
     @property

@@ -26,7 +26,7 @@ class Report:
     usage: Usage | None = None
     problems: list[str] = field(default_factory=list)  # not one paper's, and they fail the stage
     warnings: list[str] = field(default_factory=list)  # shown, but the stage still succeeded
-    notes: list[str] = field(default_factory=list)  # plain lines after the counts (pages written, removed)
+    details: list[str] = field(default_factory=list)  # plain lines after the counts (pages written, removed)
     per_paper: bool = True  # the counts are of papers, so "N failed" belongs in them
     tail: str = ""  # said after the counts on the same line (import: pending drafts, rejected lines)
     written: list[str] = field(default_factory=list)

@@ -47,8 +47,8 @@ def fetch_venue(
         if venue.source is None:
             mark_abstract_only(run)
         if source_type and gathered.complete:
-            gathered.notes.extend(mark_missing(run, source_type, gathered.entries))
-    run.report.warnings += [f"{venue_id}: {note}" for note in gathered.notes]
+            gathered.warnings.extend(mark_missing(run, source_type, gathered.entries))
+    run.report.warnings += [f"{venue_id}: {line}" for line in gathered.warnings]
     return run.report
 
 

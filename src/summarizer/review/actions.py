@@ -96,7 +96,7 @@ def reject(settings: Settings, store: Store, venue_id: str, paper_id: str, *, no
         raise UsageError(f"--note: {len(note)} characters (at most {limits.REVIEW_NOTE}); shorten it")
     record = store.load(venue_id, paper_id)
     record.status = "rejected"
-    record.note = note or None
+    record.review_note = note or None
     store.save(record)
     return Done([f"rejected {venue_id}/{paper_id}: it stays off the site and summarize skips it"])
 

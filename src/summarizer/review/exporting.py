@@ -33,7 +33,7 @@ def export_line(record: Record) -> dict[str, object] | None:
         "url": record.url or record.link,
         "authors": record.authors,
         "abstract": record.abstract,
-        "note": record.note,
+        "note": record.review_note,
     }
     line = {key: values[key] for key in EXPORT_KEYS}
     pending = record.current if record.has_pending_draft else None

@@ -253,7 +253,7 @@ def _apply_import_metadata(record: Record, line: ImportLine) -> None:
     if line.abstract is not None:
         _set(record, "abstract", line.abstract, lambda text: clean_text(text).strip())
     if line.note is not None:
-        _set(record, "note", line.note or None, lambda text: clean_text(text).strip() or None)
+        _set(record, "review_note", line.note or None, lambda text: clean_text(text).strip() or None)
     if record.source_type is None and line.source_type is not None:
         record.source_type, record.source_id, record.tier = line.source_type, line.source_id, line.tier
 

@@ -74,8 +74,8 @@ def _finish_report(report: Report) -> Report:
     if report.removed:
         report.count("removed", len(report.removed))
     if len(report.written) <= LIST_WRITTEN_UP_TO:
-        report.notes += [f"  wrote {page}" for page in report.written]
-    report.notes += [f"  removed {page}" for page in report.removed]
+        report.details += [f"  wrote {page}" for page in report.written]
+    report.details += [f"  removed {page}" for page in report.removed]
     return report
 
 

@@ -60,7 +60,7 @@ def gather(ctx: SourceContext, source: ArxivQuerySource, limit: int | None) -> G
     if total:
         reasons = ", ".join(f"{n} {why}" for why, n in sorted(excluded.items()))
         gathered.counts["excluded"] = total
-        gathered.notes.append(
+        gathered.warnings.append(
             f"{total} arXiv result(s) excluded as not confirmed accepted ({reasons}); "
             "include_unconfirmed: true keeps them"
         )

@@ -115,7 +115,7 @@ def tier_of(label: str | None) -> str | None:
 @dataclass
 class Gathered:
     entries: list[Entry]
-    notes: list[str] = field(default_factory=list)  # said on the run line (e.g. "3 excluded: under review")
+    warnings: list[str] = field(default_factory=list)  # said on the run line (e.g. "3 excluded: under review")
     counts: dict[str, int] = field(default_factory=dict)  # added to the stage report
     complete: bool = True  # the whole list (not cut by --limit): papers missing from it are reported
 
