@@ -39,6 +39,10 @@ def test_minimal_config_gets_every_default(tmp_path: Path) -> None:
         ("venues: [{id: V1, emoji: x, colour: red}]\n", "venues[0].colour: unknown key"),
         ("venues: [{id: '../evil'}]\n", "venues[0].id:"),
         ("venues: [{id: V1, source: {type: list}}]\n", "venues[0].source: a 'list' source needs 'path'"),
+        # Each source type takes its own keys: another type's key is unknown, named under the source.
+        ("venues: [{id: V1, source: {type: cvf, conference: X, volume: 3}}]\n", "venues[0].source.volume: unknown key"),
+        ("venues: [{id: V1, source: {type: pmlr}}]\n", "a 'pmlr' source needs 'volume' (e.g. 267) or 'url'"),
+        ("venues: [{id: V1, source: {type: rss}}]\n", "venues[0].source:"),
     ],
 )
 def test_config_errors_name_file_and_key(tmp_path: Path, yaml_text: str, expected: str) -> None:
@@ -118,3 +122,25 @@ def test_api_key_read_only_from_env_and_named_when_missing(project: Project, mon
     monkeypatch.setenv("MY_PROVIDER_KEY", "sk-test-123")
     assert settings.llm.api_key() == "sk-test-123"
     assert "sk-test-123" not in settings.model_dump_json()
+
+
+def test_moved_keys_are_still_read_and_said_once_each(cli: RunCli, project: Project) -> None:
+    venues = [dict(v) for v in project.config["venues"]]
+    venues[1]["source"] = {"type": "openreview", "venue_id": "ICLR.cc/2026/Conference"}
+    project.write_config(venues=venues, arxiv={"delay_s": 0, "timeout_s": 7, "max_pdf_mb": 3})
+
+    settings = project.settings()
+
+    assert (settings.http.timeout_s, settings.http.max_pdf_mb) == (7, 3)
+    assert (
+        settings.venues[1].source is not None
+        and settings.venues[1].source.openreview_venue == "ICLR.cc/2026/Conference"
+    )
+    assert settings.deprecations == [
+        "arxiv.timeout_s is now http.timeout_s: move it (the old key goes in the next release)",
+        "arxiv.max_pdf_mb is now http.max_pdf_mb: move it (the old key goes in the next release)",
+        "venues[1].source.venue_id is now openreview_venue: rename it (the old key goes in the next release)",
+    ]
+    result = cli("status")
+    assert result.code == 0
+    assert result.err.count("config.yaml: arxiv.timeout_s is now http.timeout_s") == 1
