@@ -40,8 +40,12 @@ PLAIN_PROGRESS_EVERY_S = 10.0
 QUIET, NORMAL, VERBOSE, DEBUG = -1, 0, 1, 2
 _verbosity = NORMAL  # set once per command by the CLI (-q / -v / -vv)
 _log_handler: logging.Handler | None = None
-err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH)
-out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
+# No emoji codes: outside text quoted in a message (``in100.jsonl:100:``) must show as written, and
+# ``shown`` escapes markup, not ``:100:``.  The tool's own words use neither.
+err = Console(
+    stderr=True, highlight=False, emoji=False, soft_wrap=True, width=None if sys.stderr.isatty() else PIPE_WIDTH
+)
+out = Console(highlight=False, emoji=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
 
 def shown(text: str) -> str:

@@ -174,6 +174,23 @@ def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
+def atomic_create_text(path: Path, text: str) -> None:
+    """Write a new file, whole or not at all; ``FileSystemError`` (EEXIST) when ``path`` already exists.
+
+    The text goes to a temporary file that is then hard-linked to ``path``: a link never replaces an
+    existing file, so a file another run (or a person) put there meanwhile is never overwritten.
+    """
+    try:
+        tmp_name = _write_temp(path, text.encode("utf-8"), durable=True)
+        try:
+            os.link(tmp_name, path)
+        finally:
+            os.unlink(tmp_name)
+    except OSError as exc:
+        raise FileSystemError(path, exc) from exc
+    _fsync_dir(path.parent)
+
+
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Atomically write ``data`` unless the file already holds exactly it. True if written."""
     if _holds(path, data):

@@ -15,9 +15,9 @@ import unicodedata
 # YYMM.NNNN from 0704 to 1412, YYMM.NNNNN since 1501: a dropped digit is caught before any request.
 NEW_STYLE = r"(?:0[7-9]|1[0-4])(?:0[1-9]|1[0-2])\.\d{4}|(?:1[5-9]|[2-9]\d)(?:0[1-9]|1[0-2])\.\d{5}"
 OLD_STYLE = r"[a-z][a-z-]*(?:\.[A-Z]{2})?/\d{7}"
-ARXIV_ID = re.compile(rf"^(?P<base>{NEW_STYLE}|{OLD_STYLE})(?P<version>v\d+)?$")
+ARXIV_ID = re.compile(rf"^(?P<base>{NEW_STYLE}|{OLD_STYLE})(?P<version>v\d+)?\Z")
 ARXIV_URL = re.compile(
-    rf"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>(?:{NEW_STYLE}|{OLD_STYLE})(?:v\d+)?)(?:\.pdf)?/?(?:[?#].*)?$"
+    rf"^https?://(?:www\.|export\.)?arxiv\.org/(?:abs|pdf)/(?P<id>(?:{NEW_STYLE}|{OLD_STYLE})(?:v\d+)?)(?:\.pdf)?/?(?:[?#].*)?\Z"
 )
 SLUG_MAX = 80
 
@@ -70,9 +70,10 @@ def record_id(*, arxiv_id: str | None = None, title: str | None = None) -> str:
     return slugify(title)
 
 
-# Venue and field ids become folder names in outputs/ and on the site.
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
-SAFE_PAPER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# Venue and field ids become folder names in outputs/ and on the site.  Every id rule ends in \Z, not $:
+# `$` also matches before a final newline, and "ICML2026\n" would name a second folder.
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}\Z")
+SAFE_PAPER_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\Z")
 
 
 def is_safe_paper_id(value: str) -> bool:

@@ -148,7 +148,7 @@ class ImportLine(BaseModel):
         if value in (None, ""):
             return None
         value = value.strip()
-        if len(value) > limits.URL or not re.match(r"^https?://\S+$", value, re.IGNORECASE):
+        if len(value) > limits.URL or not re.match(r"^https?://\S+\Z", value, re.IGNORECASE):
             raise ValueError(f"not an http(s) URL: {shown(value)}")
         return value
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import ImportFileError, ImportProblems, UsageError
-from summarizer.core.fsutil import atomic_write_text
+from summarizer.core.fsutil import atomic_create_text
 from summarizer.core.ids import normalize_title, strip_version
 from summarizer.core.records import Origin, Record, Status, Version
 from summarizer.core.report import Report
@@ -110,15 +110,29 @@ class _Papers:
         return None
 
 
-def _read_text(path: Path) -> str:
+def _read_lines(path: Path) -> list[tuple[int, str, str | None]]:
+    """(line number, line, why it cannot be read) for each line of the file.
+
+    Lines end at ``\n`` only: U+2028 and U+2029 are text inside a line (an abstract may hold them,
+    and export writes them as they are).  A line that is not UTF-8 is its own problem, with its
+    number, so one bad byte does not refuse the whole file.
+    """
     try:
-        return path.read_text(encoding="utf-8-sig")  # a BOM, as Excel and Windows tools write it, is fine
-    except FileNotFoundError:
-        raise ImportFileError(str(path), None, "file not found") from None
-    except UnicodeDecodeError:
-        raise ImportFileError(str(path), None, "not UTF-8 text") from None
+        data = path.read_bytes()
+    except FileNotFoundError as exc:
+        raise ImportFileError(str(path), None, "file not found") from exc
     except OSError as exc:
-        raise ImportFileError(str(path), None, f"cannot read it ({exc.strerror})") from None
+        raise ImportFileError(str(path), None, f"cannot read it ({exc.strerror})") from exc
+    data = data.removeprefix(b"\xef\xbb\xbf")  # a BOM, as Excel and Windows tools write it, is fine
+    lines: list[tuple[int, str, str | None]] = []
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        raw = raw.removesuffix(b"\r")
+        try:
+            lines.append((number, raw.decode("utf-8"), None))
+        except UnicodeDecodeError as exc:
+            problem = f"not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1})"
+            lines.append((number, raw.decode("utf-8", errors="replace"), problem))
+    return lines
 
 
 def parse_file(path: Path, settings: Settings, store: Store) -> ParsedFile:
@@ -126,10 +140,13 @@ def parse_file(path: Path, settings: Settings, store: Store) -> ParsedFile:
     venues = {v.id for v in settings.venues}
     papers = _Papers(store)
     parsed = ParsedFile()
-    for number, raw in enumerate(_read_text(path).splitlines(), start=1):
+    for number, raw, unreadable in _read_lines(path):
         if not raw.strip():
             continue
         parsed.total += 1
+        if unreadable is not None:
+            parsed.bad.append((number, raw, unreadable))
+            continue
         checked: CheckedLine | None = None
         try:
             checked = check_line(number, read_line_object(raw), settings, venues)
@@ -158,11 +175,29 @@ def _write_rejected(parsed: ParsedFile, target: Path) -> None:
         row = dict(data) if isinstance(data, dict) else {"text": raw}
         row["error"] = f"line {number}: {problem}"
         out.append(json.dumps(row, ensure_ascii=False) + "\n")
-    atomic_write_text(target, "".join(out))
+    atomic_create_text(target, "".join(out))
 
 
 def rejected_path_for(path: Path) -> Path:
     return path.with_name(path.name.removesuffix(".jsonl") + ".rejected.jsonl")
+
+
+def _free_rejected_path(path: Path, named: Path | None) -> Path:
+    """Where this run writes its rejected lines: never over a file it did not create.
+
+    A path the user named must not exist yet; the default name gets a number when it does
+    (``FILE.rejected.2.jsonl``), so a rejected file fixed by hand is never overwritten.
+    """
+    if named is not None:
+        if named.exists() or named.is_symlink():
+            raise UsageError(f"--rejected {named} already exists: give a new path, or move it away")
+        return named
+    first = rejected_path_for(path)
+    candidate, n = first, 1
+    while candidate.exists() or candidate.is_symlink():
+        n += 1
+        candidate = first.with_name(first.name.removesuffix(".jsonl") + f".{n}.jsonl")
+    return candidate
 
 
 @dataclass
@@ -191,16 +226,15 @@ def check_import(
     Any bad line raises ImportProblems unless ``skip_invalid``: then the bad lines go
     to ``rejected_path`` (default ``FILE.rejected.jsonl``) and the plan holds the rest.
     """
-    target = rejected_path or rejected_path_for(path)
-    if skip_invalid and target.resolve() == path.resolve():
-        raise UsageError(f"--rejected {target} is the file being imported: give another path")
+    if skip_invalid and rejected_path is not None and rejected_path.resolve() == path.resolve():
+        raise UsageError(f"--rejected {rejected_path} is the file being imported: give another path")
     parsed = parse_file(path, settings, store)
     if parsed.bad and not skip_invalid:
         problems = [f"{path}:{number}: {problem}" for number, _raw, problem in parsed.bad]
         raise ImportProblems(str(path), problems, parsed.total)
     result = ImportResult(rejected=len(parsed.bad))
     if parsed.bad:
-        result.rejected_path = target
+        result.rejected_path = _free_rejected_path(path, rejected_path)
         _write_rejected(parsed, result.rejected_path)
     return ImportPlan(path, parsed, result)
 

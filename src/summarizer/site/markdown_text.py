@@ -259,7 +259,7 @@ def escape_heading(text: str) -> str:
     return escaped
 
 
-_SAFE_URL = re.compile(r"^https?://[^\s]+$", re.IGNORECASE)
+_SAFE_URL = re.compile(r"^https?://[^\s]+\Z", re.IGNORECASE)
 
 
 def link_target(url: str | None) -> str | None:

@@ -81,7 +81,7 @@ def pdf_for(paper_url: str) -> str | None:
     if parts.hostname and parts.hostname.endswith("openreview.net"):
         forum = parse_qs(parts.query).get("id")
         return f"https://openreview.net/pdf?id={forum[0]}" if forum else None
-    m = re.match(r"^(https?://proceedings\.mlr\.press/v\d+/)([\w-]+)\.html$", paper_url)
+    m = re.match(r"^(https?://proceedings\.mlr\.press/v\d+/)([\w-]+)\.html\Z", paper_url)
     if m:
         return f"{m.group(1)}{m.group(2)}/{m.group(2)}.pdf"
     return paper_url if paper_url.lower().endswith(".pdf") else None
