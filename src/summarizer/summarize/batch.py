@@ -49,8 +49,9 @@ from summarizer.core.usage import Usage
 from .answer import answer_spec, parse_answer
 from .batch_api import ENDPOINT, TERMINAL, WINDOW, BatchAPI, BatchLimits, _count, _said, _shown
 from .batch_state import BatchEntry, VenueState, custom_id, load_state, paper_hash, paper_of, save_state
+from .chat_request import chat_request
 from .drafts import Draft
-from .llm import LLMClient, chat_request, cut_off_problem, usage_of
+from .llm import LLMClient, cut_off_problem, usage_of
 from .plan import (
     Job,
     SummarizeRun,
