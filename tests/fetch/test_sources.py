@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 
 from conftest import Project
+from logical_clock import LogicalClock
 from summarizer.core.config import Settings
+from summarizer.core.pacing import HostPacer, host_of
 from summarizer.core.report import Report
 from summarizer.core.store import Store
 from summarizer.fetch import fetch_venue
 from summarizer.fetch.arxiv_api import ArxivAPI, title_query, titles_match
+from summarizer.fetch.net import host_pacer
 from summarizer.fetch.sources.lists import parse_line, read_list
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.pdfs import encrypted_pdf, image_only_pdf, paper_pdf
@@ -139,6 +142,29 @@ def test_error_entry_is_not_a_paper(project: Project) -> None:
         settings = venue_with(project, fake_arxiv, {"type": "list", "path": "config.yaml"})
         found, failed = ArxivAPI(settings).by_ids(["2501.09999"])
     assert found == {} and failed == {"2501.09999": "not found on arXiv"}
+
+
+def test_the_arxiv_api_waits_its_turn_on_the_runs_pacer(project: Project, fake_arxiv: FakeArxiv) -> None:
+    fake_arxiv.add(FakePaper("2501.00001", "Known"))
+    fake_arxiv.fail_api(503, times=1)
+    settings = venue_with(project, fake_arxiv, {"type": "list", "path": "config.yaml"})
+    clock = LogicalClock()
+    pacer = HostPacer(0.5, {host_of(settings.arxiv.api_url): 3.0}, clock=clock, sleep=clock.sleep)
+    api = ArxivAPI(settings, pacer)
+    assert api.client.delay_seconds == 0  # the package keeps no clock of its own
+    api.by_ids(["2501.00001"])  # a 503, then the retry
+    api.by_ids(["2501.00001"])
+    assert [r.status for r in fake_arxiv.api_requests()] == [503, 200, 200]
+    assert clock.sleeps == [3.0, 3.0]  # every request after the first, the retry included
+
+
+def test_one_pacer_for_the_run_with_the_arxiv_apis_interval(project: Project) -> None:
+    project.write_config(
+        arxiv={"delay_s": 3, "api_url": "https://export.arxiv.org/api/query"},
+        http={**project.config["http"], "min_interval_s": 1.5},
+    )
+    pacer = host_pacer(project.settings())
+    assert pacer.interval_for("export.arxiv.org") == 3 and pacer.interval_for("arxiv.org") == 1.5
 
 
 def test_503_then_success_is_retried(project: Project, fake_arxiv: FakeArxiv) -> None:

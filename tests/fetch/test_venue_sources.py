@@ -12,7 +12,6 @@ import pytest
 
 from conftest import Project, RunCli
 from summarizer.core.config_file import load_settings
-from summarizer.core.retry import HostPacer
 from summarizer.fetch.net import PoliteHTTP
 from summarizer.fetch.sources import virtual_site
 from summarizer.fetch.sources.arxiv_query import acceptance
@@ -276,21 +275,6 @@ def test_arxiv_query_keeps_only_accepted_and_says_how_many_it_excluded(
 )
 def test_acceptance_words(comment: str | None, kept: bool) -> None:
     assert (acceptance(comment) is None) is kept
-
-
-# -- politeness ------------------------------------------------------------------------------------------------
-
-
-def test_requests_to_one_host_keep_the_minimum_interval(site: StaticSite) -> None:
-    site.put("/a", "x", "text/plain")
-    pacer = HostPacer(0.2)
-    for _ in range(3):
-        pacer.wait(f"{site.url}/a")
-        import requests
-
-        requests.get(f"{site.url}/a", timeout=5)
-    gaps = [b - a for a, b in zip(site.times, site.times[1:], strict=False)]
-    assert len(gaps) == 2 and all(gap >= 0.18 for gap in gaps)
 
 
 @pytest.mark.parametrize(

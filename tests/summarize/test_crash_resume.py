@@ -11,6 +11,7 @@ as for the requests; what is lost then is exactly what is in flight.
 
 from __future__ import annotations
 
+import itertools
 import json
 import signal
 import subprocess
@@ -94,20 +95,11 @@ def wait_for(condition: Callable[[], bool], proc: subprocess.Popen[str], what: s
         time.sleep(0.002)
 
 
-def all_waiting(provider: FakeOpenAI, at_least: int, *, fresh_s: float | None = None) -> Callable[[], bool]:
-    """At least ``at_least`` requests seen and every worker waiting on the provider right now.
-
-    With ``fresh_s``, also: every request in flight arrived less than ``fresh_s`` ago, so none of
-    them can be answered in the moment between this check and the signal (the latency is longer).
-    """
+def all_waiting(provider: FakeOpenAI, at_least: int) -> Callable[[], bool]:
+    """At least ``at_least`` requests seen and every worker waiting on the provider right now."""
 
     def check() -> bool:
-        if provider.calls < at_least or provider.in_flight != CONCURRENCY:
-            return False
-        if fresh_s is None:
-            return True
-        now = time.monotonic()
-        return all(now - r.started < fresh_s for r in list(provider.requests) if not r.finished)
+        return provider.calls >= at_least and provider.in_flight == CONCURRENCY
 
     return check
 
@@ -134,21 +126,31 @@ def test_kill_9_during_run_then_run_again_repeats_only_the_calls_in_flight(
     project: Project, cli: RunCli, fake_arxiv: FakeArxiv
 ) -> None:
     papers = make_papers(33)
-    with FakeOpenAI(latency=0.3) as provider:
+    answered = 6  # the provider answers this many, then holds every request until the kill
+    gate = threading.Event()
+    arrivals = itertools.count()
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        if next(arrivals) >= answered:
+            gate.wait(30)
+        return default_answer(body)
+
+    with FakeOpenAI(answer=answer) as provider:
         setup_venues(project, fake_arxiv, provider, papers)
         prefetch(cli)
         arxiv_requests = len(fake_arxiv.requests)
 
         proc = start(project, "run", VENUE)
-        waiting = all_waiting(provider, 10, fresh_s=0.1)
+        waiting = all_waiting(provider, answered + CONCURRENCY)
 
         def waiting_and_written() -> bool:
             return waiting() and len(summarized_titles(project)) == provider.calls - provider.in_flight
 
         wait_for(waiting_and_written, proc, "ten model requests, every answer before them written")
-        proc.send_signal(signal.SIGKILL)
+        proc.send_signal(signal.SIGKILL)  # the held requests cannot be answered before it lands
         in_flight = provider.in_flight  # received, not answered: the answers the killed process never got
         proc.communicate(timeout=10)
+        gate.set()
         assert proc.returncode == -signal.SIGKILL
         killed_calls = provider.calls
 
@@ -158,7 +160,7 @@ def test_kill_9_during_run_then_run_again_repeats_only_the_calls_in_flight(
         for name, data in files.items():
             assert json.loads(data)["id"] + ".json" == name
         saved = summarized_titles(project)
-        assert 6 <= len(saved) < 33
+        assert len(saved) == answered and in_flight == CONCURRENCY
         assert killed_calls == len(saved) + in_flight
 
         resumed = cli("run", VENUE)

@@ -1,16 +1,15 @@
-"""The transport on its own: pacing buckets, Retry-After, SDK retries off, modes, re-ask, schema, parsing."""
+"""The transport on its own: pacing and backoff as configured, Retry-After, SDK retries off, modes, re-ask, parsing."""
 
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
-import time
 
 import pytest
 
 import summarizer.summarize.llm as llm
 from conftest import Project
+from logical_clock import LogicalClock
 from summarizer.core.config import Settings
 from summarizer.core.errors import (
     AuthenticationFailed,
@@ -19,8 +18,10 @@ from summarizer.core.errors import (
     OutputInvalidError,
     SummaryRejected,
 )
+from summarizer.core.pacing import RateLimiter
+from summarizer.core.retry import RetryPolicy
 from summarizer.summarize.answer import answer_spec, parse_answer, response_schema
-from summarizer.summarize.llm import AnswerSpec, LLMClient, TokenBucket, retry_after_seconds, usage_of
+from summarizer.summarize.llm import AnswerSpec, LLMClient, usage_of
 from summarizer.summarize.prompts import Prompts
 from summarizer.testing.fake_openai import FakeOpenAI, Fault
 
@@ -52,66 +53,48 @@ def ask(settings: Settings, validate=lambda raw: raw) -> llm.Validated:  # type:
     return asyncio.run(go())
 
 
-# -- token buckets: client-side pacing under the provider's per-minute limits ---------------
+# -- pacing and backoff: the run's limiter and retry policy, from the settings ----------------------------
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
+class GrantLog(RateLimiter):
+    """A limiter on a logical clock that notes when it lets each request through."""
 
-    def __call__(self) -> float:
-        return self.now
+    def __init__(self, rpm: int, tpm: int, clock: LogicalClock) -> None:
+        super().__init__(rpm, tpm, clock=clock, sleep=clock.asleep)
+        self.clock = clock
+        self.granted: list[float] = []
 
-
-def test_bucket_allows_a_burst_of_one_minute_then_refills_continuously() -> None:
-    clock = Clock()
-    bucket = TokenBucket(60, 60.0, clock=clock)  # 60 per minute = 1 per second
-    for _ in range(60):
-        assert bucket.wait_time(1) == 0
-        bucket.take(1)
-    assert bucket.wait_time(1) == pytest.approx(1.0)
-    clock.now = 0.5
-    assert bucket.wait_time(1) == pytest.approx(0.5)
-    clock.now = 10
-    assert bucket.level == pytest.approx(10)
-    clock.now = 1000
-    assert bucket.level == 60  # never more than one minute's allowance
+    async def acquire(self, estimated_tokens: int) -> None:
+        await super().acquire(estimated_tokens)
+        self.granted.append(self.clock.now)
 
 
-def test_token_bucket_is_corrected_by_real_usage() -> None:
-    clock = Clock()
-    bucket = TokenBucket(1000, 60.0, clock=clock)
-    bucket.take(600)  # estimate: prompt + completion cap
-    bucket.adjust(250 - 600)  # the provider reported 250: refund the rest
-    assert bucket.level == pytest.approx(750)
-    bucket.adjust(2000)  # under-estimated: later requests wait longer
-    assert bucket.level < 0 and bucket.wait_time(1) > 0
-    # A request larger than the whole capacity waits for a full bucket, not forever.
-    assert bucket.wait_time(5000) == pytest.approx((1000 - bucket.level) / (1000 / 60))
+def test_the_client_paces_and_backs_off_as_configured(project: Project, server: FakeOpenAI) -> None:
+    settings = settings_for(project, server, requests_per_minute=7, tokens_per_minute=9000, backoff_s=0.25)
+    client = LLMClient(settings.llm)
+    assert client.limiter.requests.capacity == 7 and client.limiter.requests.rate == pytest.approx(7 / 60)
+    assert client.limiter.tokens.capacity == 9000 and client.limiter.tokens.rate == pytest.approx(9000 / 60)
+    assert client.retry == RetryPolicy(attempts=3, base_s=0.25, max_s=60.0)
+    asyncio.run(client.close())
 
 
-def test_bucket_acquire_waits_for_refill() -> None:
-    bucket = TokenBucket(2, 0.1)  # 2 per 0.1 s
+def test_requests_per_minute_are_respected(project: Project, server: FakeOpenAI) -> None:
+    """A minute of pacing on a logical clock: the requests really go out, the waits are only counted."""
+    rpm, n = 5, 20
+    settings = settings_for(project, server, requests_per_minute=rpm, max_concurrency=8)
+    limiter = GrantLog(rpm, settings.llm.tokens_per_minute, LogicalClock())
 
-    async def go() -> float:
-        started = time.monotonic()
-        for _ in range(4):
-            await bucket.acquire(1)
-        return time.monotonic() - started
+    async def go() -> None:
+        async with LLMClient(settings.llm, limiter=limiter) as client:
+            await asyncio.gather(*(client.complete_validated(MESSAGES, spec(settings)) for _ in range(n)))
 
-    assert asyncio.run(go()) >= 0.09  # 2 at once, then 2 more at 20/s
-
-
-# -- Retry-After -----------------------------------------------------------------------------
-
-
-def test_retry_after_headers() -> None:
-    assert retry_after_seconds({"retry-after-ms": "250", "retry-after": "9"}) == 0.25
-    assert retry_after_seconds({"retry-after": "3"}) == 3.0
-    future = email.utils.formatdate(time.time() + 30, usegmt=True)
-    assert 25 < (retry_after_seconds({"retry-after": future}) or 0) <= 31
-    assert retry_after_seconds({"retry-after": "soon"}) is None
-    assert retry_after_seconds({}) is None
+    asyncio.run(go())
+    assert server.statuses() == [200] * n
+    granted, rate = sorted(limiter.granted), rpm / 60.0
+    assert len(granted) == n
+    for i, t in enumerate(granted):  # token-bucket conformance: burst + refill, never more
+        assert i + 1 <= rpm + t * rate + 1e-9
+    assert granted[-1] >= (n - rpm) / rate  # a burst of one minute's allowance, then paced at the refill rate
 
 
 def test_retry_after_ms_is_honoured(project: Project, server: FakeOpenAI) -> None:
@@ -252,6 +235,7 @@ def test_invalid_after_all_attempts_keeps_raw_output_and_usage(project: Project,
 
 def test_concurrency_is_capped(project: Project) -> None:
     with FakeOpenAI(latency=0.05) as server:
+        server.hold_first_wave(3)  # the first three meet at the provider, however slow the machine
         settings = settings_for(project, server, max_concurrency=3)
 
         async def go() -> None:

@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
 import signal
-import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-import summarizer.summarize.llm as llm
 from conftest import Project, RunCli, summary_text
 from fetched_venue import VENUE, N, paper_id, title, write_venue
 from summarizer.core import errors
 from summarizer.core.records import FetchState, Record
 from summarizer.summarize.drafts import add_llm_version
 from summarizer.summarize.online import regenerate_summary, summarize_venue
-from summarizer.testing.fake_openai import FakeOpenAI, Fault
+from summarizer.testing.fake_openai import FakeOpenAI, Fault, RecordedRequest
 
 KEY = "sk-fake-LEAKCHECK-7f3a9c21e5"
 CONCURRENCY = 8
@@ -77,7 +76,7 @@ def test_venue_one_call_per_paper_overlapping_then_cached(
     project: Project, server: FakeOpenAI, cli: RunCli, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    server.latency = 0.1  # long enough that the first wave is all in flight together
+    server.hold_first_wave(CONCURRENCY)  # the first wave meets at the provider, however slow the machine
     configure(project, server)
     write_venue(project)
 
@@ -194,9 +193,12 @@ def test_forced_json_object_mode_never_asks_for_json_schema(project: Project, se
 
 
 def test_timeouts_are_retried(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
-    configure(project, server, timeout_s=0.3)
+    # A timeout is the client's real clock: the answers that are not hung come at once, and the
+    # timeout leaves a loaded machine a second for each of them.
+    server.latency = 0.0
+    configure(project, server, timeout_s=1.0)
     write_venue(project)
-    server.script(*[Fault.hang(30.0)] * CONCURRENCY)  # the first wave hangs far past the timeout
+    server.script(*[Fault.hang(60.0)] * CONCURRENCY)  # the first wave hangs far past the timeout
 
     result = cli("summarize", VENUE)
 
@@ -291,31 +293,6 @@ def test_missing_key_is_a_usage_error_unless_everything_is_cached(
     assert sum(1 for r in records(project) if r.versions) == 3
 
 
-# -- pacing -------------------------------------------------------------------------------
-
-
-def test_requests_per_minute_are_respected(project: Project, cli: RunCli, monkeypatch: pytest.MonkeyPatch) -> None:
-    window = 0.25  # "a minute", shrunk for the test, on both sides
-    monkeypatch.setattr(llm, "MINUTE_S", window)
-    rpm, n = 5, 20
-    # The provider's bucket gets one request of slack for loopback jitter (the first request is slower).
-    with FakeOpenAI(latency=0.0, rpm=rpm + 1, rpm_window_s=window) as server:
-        configure(project, server, requests_per_minute=rpm, max_concurrency=8)
-        write_venue(project, n)
-        started = time.monotonic()
-        result = cli("summarize", VENUE)
-        elapsed = time.monotonic() - started
-
-    assert result.code == 0, result.err
-    assert server.statuses() == [200] * n  # the provider's own limit was never hit
-    # A burst of one window's allowance, then paced at the refill rate.
-    assert elapsed >= (n - rpm) * window / rpm * 0.9
-    starts = sorted(r.started for r in server.requests)
-    rate = rpm / window
-    for i, t in enumerate(starts):  # token-bucket conformance: burst + refill, never more
-        assert i + 1 <= rpm + (t - starts[0]) * rate + 1
-
-
 # -- --force, approved and edited papers -----------------------------------------------------
 
 
@@ -356,23 +333,28 @@ def test_force_redoes_model_drafts_but_never_touches_approved_or_edited(
 def test_the_first_requests_go_out_while_the_other_papers_are_still_planned(
     project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from summarizer.summarize.llm import LLMClient
     from summarizer.summarize.prompts import Prompts
 
     configure(project, server, max_concurrency=2)
     write_venue(project, 40)
-    planned: list[float] = []
-    render = Prompts.messages
+    events: list[str] = []  # in the order the event loop runs them: no clock involved
+    render, ask = Prompts.messages, LLMClient.complete_validated
 
-    def slow_template(self: Prompts, *args: object, **kwargs: object) -> list[dict[str, str]]:
-        time.sleep(0.02)  # a template slow to render: planning every paper takes ~0.8 s
-        planned.append(time.monotonic())
+    def planned(self: Prompts, *args: object, **kwargs: object) -> list[dict[str, str]]:
+        events.append("planned")
         return render(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(Prompts, "messages", slow_template)
+    async def asked(self: LLMClient, *args: object, **kwargs: object) -> object:
+        events.append("asked")
+        return await ask(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Prompts, "messages", planned)
+    monkeypatch.setattr(LLMClient, "complete_validated", asked)
     result = cli("summarize", VENUE)
     assert result.code == 0, result.err
-    first_request = min(r.started for r in server.requests)
-    assert len(planned) == 40 and sum(t < first_request for t in planned) < 20
+    assert events.count("planned") == 40 and events.count("asked") == 40 and server.calls == 40
+    assert events[: events.index("asked")].count("planned") < 20
 
 
 def test_limit_caps_the_papers_summarised(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
@@ -440,14 +422,18 @@ def test_ctrl_c_keeps_finished_papers(project: Project, server: FakeOpenAI) -> N
     configure(project, server, max_concurrency=2)
     store = write_venue(project, 6)
     slow = {title(i) for i in range(2, 6)}
-    server.fault_for = lambda request: Fault.hang(60.0) if request.title in slow else None
-    timer = threading.Timer(0.5, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            summarize_venue(project.settings(), store, VENUE)
-    finally:
-        timer.cancel()
+    hung = itertools.count(1)
+
+    def hang_then_interrupt(request: RecordedRequest) -> Fault | None:
+        if request.title not in slow:
+            return None
+        if next(hung) == 2:  # both workers wait on the provider, each past its first paper: the moment for Ctrl-C
+            os.kill(os.getpid(), signal.SIGINT)
+        return Fault.hang(60.0)
+
+    server.fault_for = hang_then_interrupt
+    with pytest.raises(KeyboardInterrupt):
+        summarize_venue(project.settings(), store, VENUE)
     # In-flight calls were cancelled, not waited for: their 60 s hangs are still running at the provider.
     hung = [r for r in server.requests if r.title in slow]
     assert hung and all(r.finished == 0.0 for r in hung)
@@ -501,7 +487,53 @@ def test_template_typo_is_a_config_error(project: Project, server: FakeOpenAI, c
 # -- a paper's error never stops the run; a run's error always does ----------------------------------------
 
 
+def _text_gone(project: Project, server: FakeOpenAI) -> str:
+    (project.settings().cache_dir / f"text/{0:064x}.json").unlink()  # the first paper's extracted text
+    return "the extracted text text/"
+
+
+def _refused(project: Project, server: FakeOpenAI) -> str:
+    server.fault_for = lambda request: Fault.bad_request() if request.title == title(0) else None
+    return "HTTP 400 from the provider: This model's maximum context length is 8192 tokens"
+
+
+def _never_chinese(project: Project, server: FakeOpenAI) -> str:
+    server.fault_for = lambda request: Fault.english() if request.title == title(0) else None
+    return "the model's answer was still invalid after 3 attempts: "
+
+
+@pytest.mark.parametrize(
+    "cause", [_refused, _never_chinese, _text_gone], ids=["LLMError", "OutputInvalidError", "NoInput"]
+)
+def test_a_papers_error_never_stops_the_run(
+    project: Project, server: FakeOpenAI, cli: RunCli, cause: Callable[[Project, FakeOpenAI], str]
+) -> None:
+    configure(project, server, max_concurrency=1)
+    write_venue(project, 4)
+    reason = cause(project, server)
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 1
+    failed = [r for r in records(project) if "summarize" in r.failures]
+    assert [r.id for r in failed] == [paper_id(0)] and failed[0].failures["summarize"].reason.startswith(reason)
+    assert len([r for r in records(project) if r.versions]) == 3
+
+
+def test_a_refused_key_stops_the_run(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    configure(project, server, max_concurrency=1)
+    write_venue(project, 4)
+    server.script(Fault.unauthorized())
+
+    result = cli("summarize", VENUE)
+
+    assert result.code == 2
+    assert "the provider refused the API key (HTTP 401)" in result.err
+    assert server.calls == 1 and not any(r.versions or r.failures for r in records(project))
+
+
 def _first_call_raises(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
+    """``error`` where a worker asks the model about its first paper: no provider answer causes these."""
     import summarizer.summarize.online as summarize
 
     real = summarize.ask_model
@@ -519,31 +551,6 @@ def _first_call_raises(monkeypatch: pytest.MonkeyPatch, error: Exception) -> Non
 @pytest.mark.parametrize(
     "error",
     [
-        errors.LLMError("the provider went away"),
-        errors.OutputInvalidError("still no Chinese", attempt=3, raw_output="x"),
-        errors.NoInput("the extracted text is gone"),
-    ],
-    ids=lambda e: type(e).__name__,
-)
-def test_a_papers_error_never_stops_the_run(
-    project: Project, server: FakeOpenAI, cli: RunCli, monkeypatch: pytest.MonkeyPatch, error: Exception
-) -> None:
-    configure(project, server, max_concurrency=1)
-    write_venue(project, 4)
-    _first_call_raises(monkeypatch, error)
-
-    result = cli("summarize", VENUE)
-
-    assert result.code == 1
-    failed = [r for r in records(project) if "summarize" in r.failures]
-    assert len(failed) == 1 and failed[0].failures["summarize"].reason == error.reason  # type: ignore[attr-defined]
-    assert len([r for r in records(project) if r.versions]) == 3
-
-
-@pytest.mark.parametrize(
-    "error",
-    [
-        errors.AuthenticationFailed("the provider refused the API key"),
         errors.FileSystemError("/outputs", OSError(28, "No space left on device")),
         errors.ConfigError("a bad setting", key="llm.model"),
     ],

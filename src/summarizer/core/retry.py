@@ -1,25 +1,24 @@
-"""One retry policy for every request the tool makes, and one pacer per host.
+"""One retry policy for every request the tool makes, and what an HTTP answer says about waiting.
 
 ``RetryPolicy`` is an object the caller passes in (built from ``config.yaml``: ``http.retry_attempts``,
 ``http.backoff_s``; ``llm.max_attempts``, ``llm.backoff_s``), so a test passes a small one instead of
 patching constants.  Sync calls (listings, PDFs, the arXiv API, the Batch API's endpoints) retry
-through tenacity; the model client's loop asks the same policy how long to wait, because its
-attempts are shared with the re-asks of an invalid answer.
+through ``call``; the model client retries through tenacity's async loop and asks the same policy
+how long to wait (``jittered_wait``), because its attempts are shared with the re-asks of an
+invalid answer.  ``retry_after_seconds`` reads a 429's or 503's ``Retry-After``.
 
-``HostPacer`` keeps at most one request per interval to each host, across threads, so a listing,
-its detail pages and its PDFs never hammer one server.
+The pacers (one request per interval per host, requests and tokens per minute) are in ``pacing``.
 """
 
 from __future__ import annotations
 
+import email.utils
 import logging
 import random
-import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
-from urllib.parse import urlsplit
 
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
@@ -59,22 +58,25 @@ def _log_retry(state: RetryCallState) -> None:
     log.info("retry after %.1f s (attempt %d): %s", wait, state.attempt_number, error)
 
 
-class HostPacer:
-    """At most one request per ``interval`` seconds to each host, across threads."""
-
-    def __init__(self, interval: float):
-        self.interval = interval
-        self._lock = threading.Lock()
-        self._next: dict[str, float] = {}
-
-    def wait(self, url: str) -> None:
-        if self.interval <= 0:
-            return
-        host = (urlsplit(url).hostname or "").lower()
-        with self._lock:
-            now = time.monotonic()
-            slot = max(now, self._next.get(host, now))
-            self._next[host] = slot + self.interval
-        if slot > now:
-            log.info("pacing: %.1f s before the next request to %s", slot - now, host)
-            time.sleep(slot - now)
+def retry_after_seconds(headers: Mapping[str, str] | None, *, now: Callable[[], float] = time.time) -> float | None:
+    """``retry-after-ms`` (OpenAI), else ``retry-after`` in seconds or as an HTTP date (from ``now()``)."""
+    if headers is None:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - now())

@@ -1,7 +1,7 @@
 """The arXiv API: one paced, retried client per run; ids in batches, title search, queries.
 
 * one shared ``arxiv.Client`` pointed at ``arxiv.api_url``, one request per ``arxiv.delay_s``
-  (the client paces itself), with timeouts;
+  (the run's ``HostPacer``, the one every fetch request waits on), with timeouts;
 * ids asked in batches of up to 100 with ``max_results`` set; ids missing from the answer are
   asked once more, then reported "not found on arXiv"; error entries are never papers;
 * titles resolved with a ``ti:"…"`` search and accepted only when the normalised titles match closely.
@@ -21,8 +21,9 @@ import requests
 from summarizer.core.config import Settings
 from summarizer.core.errors import ArxivUnavailable
 from summarizer.core.ids import is_arxiv_id, normalize_title, strip_version
+from summarizer.core.pacing import HostPacer
 
-from .net import RETRY_STATUSES, retry_policy, transient
+from .net import RETRY_STATUSES, host_pacer, retry_policy, transient
 
 BATCH_SIZE = 100  # ids per API request (arXiv's advice)
 TITLE_SEARCH_RESULTS = 10
@@ -50,26 +51,36 @@ def title_query(title: str) -> str:
 # -- the arXiv API -------------------------------------------------------------------
 
 
-class _TimeoutSession(requests.Session):
-    """The arxiv client's session: every request gets a timeout (the package sets none)."""
+class _PacedSession(requests.Session):
+    """The arxiv client's session: every request waits its turn on the pacer and gets a timeout (the package sets none).
 
-    def __init__(self, timeout: float):
+    Pacing here, not around ``results()``, covers every request the client makes, also a further
+    page it asks for when arXiv answers a short one.
+    """
+
+    def __init__(self, timeout: float, pacer: HostPacer):
         super().__init__()
         self.timeout = timeout
+        self.pacer = pacer
 
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
+        self.pacer.wait(url.decode() if isinstance(url, bytes) else url)
         kwargs.setdefault("timeout", self.timeout)
         return super().request(method, url, *args, **kwargs)
 
 
 class ArxivAPI:
-    """The one arXiv client of a run: paced, retried, pointed at ``arxiv.api_url``."""
+    """The one arXiv client of a run: paced, retried, pointed at ``arxiv.api_url``.
 
-    def __init__(self, settings: Settings):
-        # The client paces itself (delay_s between requests); the run's retry policy does the retries.
-        self.client = arxiv.Client(page_size=BATCH_SIZE, delay_seconds=settings.arxiv.delay_s, num_retries=0)
+    ``pacer``: the run's (shared with ``PoliteHTTP``); by default one of its own.
+    """
+
+    def __init__(self, settings: Settings, pacer: HostPacer | None = None):
+        # The run's pacer spaces the requests (``arxiv.delay_s`` for this host) and the run's retry
+        # policy retries them, so the package's own delay and retries are off.
+        self.client = arxiv.Client(page_size=BATCH_SIZE, delay_seconds=0, num_retries=0)
         self.client.query_url_format = settings.arxiv.api_url + "?{}"
-        self.client._session = _TimeoutSession(settings.http.timeout_s)
+        self.client._session = _PacedSession(settings.http.timeout_s, pacer or host_pacer(settings))
         self.retry = retry_policy(settings.http)
         self.requests = 0
 

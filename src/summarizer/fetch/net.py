@@ -4,7 +4,8 @@ User-Agent, and PDFs downloaded with the same care wherever they live.
 * 429/5xx answers, timeouts and dropped connections are retried with exponential backoff
   (``core.retry.RetryPolicy``: ``http.retry_attempts`` tries, ``http.backoff_s`` first wait);
 * one request per ``http.min_interval_s`` per host (threads wait their turn), so a listing,
-  its detail pages and its PDFs never hammer one server;
+  its detail pages and its PDFs never hammer one server; the arXiv API's host keeps its own
+  ``arxiv.delay_s`` on the same pacer (``host_pacer``, one per run);
 * ``User-Agent: summarizer/<version> (paper digests; mailto:<http.contact>)``;
 * PDFs are streamed with timeouts, stopped past ``http.max_pdf_mb``, refused without a
   ``%PDF-`` header, and stored as ``cache/pdf/<sha256>.pdf``.
@@ -27,7 +28,8 @@ from summarizer.core.cache_layout import CacheLayout
 from summarizer.core.config import HttpSettings, Settings
 from summarizer.core.errors import FetchError
 from summarizer.core.fsutil import atomic_write_bytes, sha256_bytes
-from summarizer.core.retry import HostPacer, RetryPolicy
+from summarizer.core.pacing import HostPacer, host_of
+from summarizer.core.retry import RetryPolicy
 
 T = TypeVar("T")
 CHUNK_BYTES = 64 * 1024
@@ -37,6 +39,11 @@ RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
 
 def retry_policy(http: HttpSettings) -> RetryPolicy:
     return RetryPolicy(attempts=http.retry_attempts, base_s=http.backoff_s)
+
+
+def host_pacer(settings: Settings) -> HostPacer:
+    """The run's one pacer: ``http.min_interval_s`` for every host, ``arxiv.delay_s`` for the arXiv API's."""
+    return HostPacer(settings.http.min_interval_s, {host_of(settings.arxiv.api_url): settings.arxiv.delay_s})
 
 
 def transient(exc: BaseException) -> bool:
@@ -61,16 +68,19 @@ def user_agent(contact: str) -> str:
 
 
 class PoliteHTTP:
-    """The run's HTTP client for listings, detail pages and PDFs (one session per thread)."""
+    """The run's HTTP client for listings, detail pages and PDFs (one session per thread).
 
-    def __init__(self, settings: Settings):
+    ``pacer``: the run's (shared with the arXiv API client); by default one of its own.
+    """
+
+    def __init__(self, settings: Settings, pacer: HostPacer | None = None):
         http = settings.http
         self.timeout_s = http.timeout_s
         self.max_pdf_mb = http.max_pdf_mb
         self.retry = retry_policy(http)
         self.cache = CacheLayout(settings.cache_dir)
         self.agent = user_agent(http.contact)
-        self.pacer = HostPacer(http.min_interval_s)
+        self.pacer = pacer or host_pacer(settings)
         self._local = threading.local()
         self.host_headers: dict[str, dict[str, str]] = {}  # e.g. a login token for the OpenReview host only
 

@@ -20,7 +20,7 @@ from summarizer.core.report import Report
 from summarizer.core.store import Store
 
 from .arxiv_api import ArxivAPI
-from .net import PoliteHTTP
+from .net import PoliteHTTP, host_pacer
 from .papers import FetchRun
 from .resolve import resolve
 from .sources import gather
@@ -34,7 +34,8 @@ def fetch_venue(
 ) -> Report:
     """Fetch every paper of the venue's source: metadata, PDF, sections; one record each."""
     venue = settings.venue(venue_id)
-    ctx = SourceContext(settings, PoliteHTTP(settings), ArxivAPI(settings))
+    pacer = host_pacer(settings)  # one pacer for every host, the arXiv API's included
+    ctx = SourceContext(settings, PoliteHTTP(settings, pacer), ArxivAPI(settings, pacer))
     records = store.records(venue_id)
     gathered = gather(ctx, venue, records, limit)  # raises before any record changes
     source_type = venue.source.type if venue.source else None

@@ -21,7 +21,7 @@ from summarizer.core.rules import CheckedSummary, check_summary
 from summarizer.core.sanitize import clean_line, clean_text
 from summarizer.core.wording import validation_problems
 
-from .llm import AnswerSpec
+from .chat_request import AnswerSpec
 from .prompts import Prompts
 
 # The name the response schema is sent under (json_schema mode).

@@ -47,7 +47,7 @@ from .answer import answer_spec
 from .batch_api import ENDPOINT, TERMINAL, WINDOW, BatchAPI, BatchLimits, provider_words, shown_id, whole_count
 from .batch_collect import Collect, collect, retry
 from .batch_state import BatchEntry, VenueState, custom_id, load_state, save_state
-from .llm import chat_request
+from .chat_request import chat_request
 from .plan import (
     Job,
     SummarizeRun,

@@ -2,10 +2,11 @@
 
 One ``LLMClient`` per run: an ``AsyncOpenAI`` client (``max_retries=0``: the
 retries here are the only ones), at most ``llm.max_concurrency`` requests in
-flight, client-side pacing by two token buckets (requests and tokens per
-minute, so a run stays under the provider's limits instead of collecting
+flight, client-side pacing by ``core.pacing.RateLimiter`` (requests and tokens
+per minute, so a run stays under the provider's limits instead of collecting
 429s), and retries for 429, 5xx, timeouts and connection errors — honouring
-``retry-after-ms`` / ``retry-after``, jittered exponential backoff otherwise.
+``retry-after-ms`` / ``retry-after``, else the run's ``RetryPolicy``
+(``llm.backoff_s``, jittered, doubling, at most 60 s).
 400/401/403 are never retried; a 401 raises ``AuthenticationFailed`` naming
 ``llm.api_key_env``, which stops the run.
 
@@ -17,11 +18,13 @@ rest of the run.  ``llm.structured_output`` forces a mode.
 ``complete_validated`` is the instructor-style loop; the caller's
 ``AnswerSpec`` brings the schema, the validator and the re-ask builder.  When
 the validator raises ``SummaryRejected`` the model sees its previous answer and
-the problems (worded by the caller), and answers again.  Each call is built,
-sent, classified (an answer, or "ask again" with a wait) and accounted;
-transport retries and re-asks share one budget of ``llm.max_attempts`` calls
-per paper.  The SDK's exceptions end here: what leaves is ``LLMError`` (this
-paper) or ``AuthenticationFailed`` (the run), each carrying the usage so far.
+the problems (worded by the caller), and answers again.  Each call is built
+(``chat_request``), sent, classified and accounted; a call that another call
+may improve on raises ``_TryAgain`` (why, and how long to wait first), and
+tenacity's loop retries exactly that, so transport retries and re-asks share
+one budget of ``llm.max_attempts`` calls per paper.  The SDK's exceptions end
+here: what leaves is ``LLMError`` (this paper) or ``AuthenticationFailed`` (the
+run), each carrying the usage so far.
 
 The API key is read from the environment when the client is built and never
 appears in a message, a cache key or a log line: provider error texts are
@@ -31,149 +34,37 @@ scrubbed of it, and a 401's body is never shown at all.
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
-import random
 import re
-import time
-from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 import openai
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from summarizer.core.config import LLMSettings
 from summarizer.core.errors import AuthenticationFailed, LLMError, OutputInvalidError, SummaryRejected
+from summarizer.core.pacing import RateLimiter
+from summarizer.core.retry import RetryPolicy, retry_after_seconds
 from summarizer.core.tokens import estimate_tokens
 from summarizer.core.usage import Usage
 
+from .chat_request import AnswerSpec, Messages, Mode, request_body
 from .provider import chat_client, scrub
 
-# `summarizer -v` shows these: retries, backoffs, pacing waits and mode switches; `-vv` every request.
+# `summarizer -v` shows these: retries, backoffs and mode switches; `-vv` every request.
 log = logging.getLogger(__name__)
 
-Mode = Literal["json_schema", "json_object"]
-
-# Backoff between transport retries; module constants so tests can shrink them.
-BACKOFF_BASE_S = 1.0
-BACKOFF_MAX_S = 60.0
 # A Retry-After longer than this is not waited out: the paper fails with the reason.
 RETRY_AFTER_MAX_S = 300.0
-# The pacing window: one minute.  Tests shrink it to keep rate tests quick.
-MINUTE_S = 60.0
-# Requests kept in hand below the RPM cap.  The provider counts a request when it arrives, and
-# arrival delays vary (the first requests also open connections): a client pacing exactly at the
-# cap ends up a fraction of a request ahead of the provider's bucket and gets a 429 (measured by
-# `make bench`).  One request of margin absorbs that; the first burst is one request smaller.
-REQUEST_MARGIN = 1
 
 T = TypeVar("T")
 
 
-# -- pacing --------------------------------------------------------------------
-
-
-class TokenBucket:
-    """Capacity = one window's allowance, refilled continuously; starts full.
-
-    ``acquire(n)`` waits until ``n`` tokens are there (a request bigger than the
-    whole capacity waits for a full bucket, never forever).  ``adjust(delta)``
-    corrects an estimate once the real cost is known; the level may go
-    negative, which delays later requests.
-    """
-
-    def __init__(self, per_window: float, window_s: float, *, clock: Callable[[], float] = time.monotonic):
-        self.capacity = float(per_window)
-        self.rate = float(per_window) / window_s
-        self._clock = clock
-        self._level = self.capacity
-        self._stamp = clock()
-        self._lock = asyncio.Lock()
-
-    def _refill(self) -> None:
-        now = self._clock()
-        self._level = min(self.capacity, self._level + (now - self._stamp) * self.rate)
-        self._stamp = now
-
-    def wait_time(self, n: float) -> float:
-        """Seconds until ``n`` tokens are available (0 if now)."""
-        self._refill()
-        need = min(n, self.capacity)
-        return 0.0 if self._level >= need else (need - self._level) / self.rate
-
-    def take(self, n: float) -> None:
-        self._refill()
-        self._level -= n
-
-    async def acquire(self, n: float) -> None:
-        async with self._lock:  # first come, first served
-            while (delay := self.wait_time(n)) > 0:
-                await asyncio.sleep(delay)
-            self.take(n)
-
-    def adjust(self, delta: float) -> None:
-        self._refill()
-        self._level = min(self.capacity, self._level - delta)
-
-    @property
-    def level(self) -> float:
-        self._refill()
-        return self._level
-
-
-class RateLimiter:
-    """Requests-per-minute and tokens-per-minute buckets, plus a shared pause after a 429."""
-
-    def __init__(self, rpm: int, tpm: int):
-        self.requests = TokenBucket(rpm, MINUTE_S)
-        self.tokens = TokenBucket(tpm, MINUTE_S)
-        self._paused_until = 0.0
-
-    def pause(self, seconds: float) -> None:
-        """The provider asked everyone to wait (Retry-After): hold back every request, not just one."""
-        self._paused_until = max(self._paused_until, time.monotonic() + seconds)
-
-    async def acquire(self, estimated_tokens: int) -> None:
-        while (wait := self._paused_until - time.monotonic()) > 0:
-            log.info("pacing: the provider asked to wait, holding requests %.1f s", wait)
-            await asyncio.sleep(wait)
-        waits = (self.requests.wait_time(1 + REQUEST_MARGIN), self.tokens.wait_time(estimated_tokens))
-        if max(waits) > 0:
-            log.info("pacing: waiting %.1f s for the requests-per-minute or tokens-per-minute allowance", max(waits))
-        await self.requests.acquire(1 + REQUEST_MARGIN)
-        self.requests.adjust(-REQUEST_MARGIN)  # the margin is only waited for, not spent
-        await self.tokens.acquire(estimated_tokens)
-
-    def settle(self, estimated_tokens: int, actual_tokens: int | None) -> None:
-        """Correct the token bucket with the provider's usage (refund or extra charge)."""
-        if actual_tokens is not None:
-            self.tokens.adjust(actual_tokens - estimated_tokens)
-
-
-# -- what the caller asks for, and what it gets --------------------------------------
-
-
-Messages = list[dict[str, str]]
-
-
-@dataclass(frozen=True)
-class AnswerSpec(Generic[T]):
-    """What the caller wants back; the transport knows nothing else about the answer.
-
-    ``schema`` (a strict JSON schema, sent under ``name``) shapes the answer;
-    ``schema_note`` says it in the system prompt when the provider only takes
-    ``json_object`` (and so does not enforce the schema); ``validate`` turns
-    the raw text into ``T`` or raises ``SummaryRejected`` with the problems;
-    ``reask`` builds the messages that show the model its previous answer and
-    those problems (appended to the original messages).
-    """
-
-    name: str
-    schema: dict[str, Any]
-    schema_note: str
-    validate: Callable[[str], T]
-    reask: Callable[[str, list[str]], Messages]
+def llm_retry_policy(llm: LLMSettings) -> RetryPolicy:
+    """``llm.max_attempts`` calls per paper; waits from ``llm.backoff_s``, doubling, at most a minute."""
+    return RetryPolicy(attempts=llm.max_attempts, base_s=llm.backoff_s, max_s=60.0)
 
 
 @dataclass
@@ -187,30 +78,6 @@ class Validated(Generic[T]):
 
 
 _SCHEMA_REFUSAL = re.compile(r"response_format|json_schema|structured output|schema", re.IGNORECASE)
-
-
-def retry_after_seconds(headers: Any) -> float | None:
-    """``retry-after-ms`` (OpenAI), else ``retry-after`` in seconds or as an HTTP date."""
-    if headers is None:
-        return None
-    ms = headers.get("retry-after-ms")
-    if ms:
-        try:
-            return max(0.0, float(ms) / 1000)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
 
 
 def _transient(exc: openai.OpenAIError) -> bool:
@@ -239,34 +106,53 @@ class _Answer:
     finish_reason: str | None
 
 
-@dataclass
-class _Again:
-    """The call failed in a way another call may not: wait ``wait_s`` (None: back off), then ask again."""
+class _TryAgain(Exception):
+    """A call gave no accepted answer and another call may: the one thing the retry loop retries.
 
-    why: Literal["refused", "transient"]
-    reason: str
-    wait_s: float | None = None
+    ``why`` is "reask" (the validator's problems, in ``reason``, go back to the model), "refused"
+    (the provider refused a parameter the rest of the run leaves out) or "transient" (429, 5xx, timeout,
+    connection); ``wait_s`` is how long to wait first (None: the retry policy's backoff).
+    """
 
+    def __init__(self, why: Literal["reask", "refused", "transient"], reason: str, *, wait_s: float | None = 0.0):
+        super().__init__(reason)
+        self.why = why
+        self.reason = reason
+        self.wait_s = wait_s
 
-_Outcome = _Answer | _Again
-
-
-@dataclass
-class _Rejected:
-    """The validator refused the answer: these problems go back to the model."""
-
-    problems: list[str]
+    def exhausted(self, state: _CallState) -> LLMError:
+        """The error for a paper whose calls ran out on this."""
+        if self.why == "reask":
+            reason = f"the model's answer was still invalid after {state.calls} attempts: {self.reason}"
+            return OutputInvalidError(
+                reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+            )
+        if self.why == "refused":
+            reason = (
+                "the provider kept refusing the request's parameters (json_schema, max_tokens or temperature) "
+                "and the attempts ran out"
+            )
+        else:
+            reason = f"{self.reason} (gave up after {state.calls} attempts)"
+        return LLMError(
+            reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+        )
 
 
 class LLMClient:
-    """One run's connection to the provider. Use as ``async with LLMClient(settings.llm) as client``."""
+    """One run's connection to the provider. Use as ``async with LLMClient(settings.llm) as client``.
 
-    def __init__(self, llm: LLMSettings):
+    ``retry`` (default ``llm_retry_policy``) and ``limiter`` (default: ``llm.requests_per_minute``
+    and ``llm.tokens_per_minute`` per minute) are the run's; a test passes its own.
+    """
+
+    def __init__(self, llm: LLMSettings, *, retry: RetryPolicy | None = None, limiter: RateLimiter | None = None):
         self.settings = llm
         self.client = chat_client(llm)  # MissingAPIKeyError (exit 2) before any work
         self._api_key = self.client.api_key
+        self.retry = retry or llm_retry_policy(llm)
         self.semaphore = asyncio.Semaphore(llm.max_concurrency)
-        self.limiter = RateLimiter(llm.requests_per_minute, llm.tokens_per_minute)
+        self.limiter = limiter or RateLimiter(llm.requests_per_minute, llm.tokens_per_minute)
         # Downgrades learnt this run, per (base_url, model).
         self._modes: dict[tuple[str, str], Mode] = {}
         # Request parameters the model refused this run ("max_tokens", "temperature").
@@ -331,7 +217,7 @@ class LLMClient:
     # -- one HTTP call: build, send, classify, account ------------------------------
     def _build(self, messages: Messages, spec: AnswerSpec[Any], mode: Mode) -> dict[str, Any]:
         """The request body for this mode and what this model accepts."""
-        return _request_body(self.settings, messages, spec, mode, self._refused_params)
+        return request_body(self.settings, messages, spec, mode, self._refused_params)
 
     async def _send(self, state: _CallState, body: dict[str, Any]) -> Any:
         """One paced request (both buckets, the concurrency cap); the completion, or the SDK's exception."""
@@ -345,14 +231,14 @@ class LLMClient:
             self.limiter.settle(estimate, usage.total_tokens or (usage.prompt_tokens + usage.completion_tokens))
         return completion
 
-    def _classify(self, exc: openai.OpenAIError, mode: Mode, state: _CallState) -> _Again:
-        """A failed call, as an outcome: ask again (when and why), or an exception that ends the paper or run."""
+    def _classify(self, exc: openai.OpenAIError, mode: Mode, state: _CallState) -> _TryAgain:
+        """A failed call: what to try again (when and why), or raised here: the error that ends the paper or run."""
         if isinstance(exc, openai.AuthenticationError):
             raise key_refused(self.settings, state.usage) from None
         if isinstance(exc, openai.BadRequestError) and (
             self._learn_unsupported(exc) or self._learn_schema_refusal(exc, mode)
         ):
-            return _Again("refused", "the provider kept refusing the request's parameters", wait_s=0.0)
+            return _TryAgain("refused", "the provider kept refusing the request's parameters")
         reason = self._describe(exc)
         if not _transient(exc):
             raise LLMError(
@@ -361,7 +247,7 @@ class LLMClient:
         wait = retry_after_seconds(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
         if wait is not None and isinstance(exc, openai.RateLimitError):
             self.limiter.pause(min(wait, RETRY_AFTER_MAX_S))  # everyone waits, not only this paper
-        return _Again("transient", reason, wait_s=None if wait is None else min(wait, RETRY_AFTER_MAX_S))
+        return _TryAgain("transient", reason, wait_s=None if wait is None else min(wait, RETRY_AFTER_MAX_S))
 
     def _account(self, state: _CallState, completion: Any) -> _Answer:
         """The call's cost into the paper's usage; the answer's text and why it ended."""
@@ -380,30 +266,34 @@ class LLMClient:
         state.last_raw = content
         return _Answer(content, choice.finish_reason if choice else None)
 
-    async def _call(self, state: _CallState, spec: AnswerSpec[Any]) -> _Outcome:
+    async def _call(self, state: _CallState, spec: AnswerSpec[Any]) -> _Answer:
         mode = self.mode()
         try:
             completion = await self._send(state, self._build(state.messages, spec, mode))
         except openai.OpenAIError as exc:
-            return self._classify(exc, mode, state)
+            raise self._classify(exc, mode, state) from None
         return self._account(state, completion)
 
     # -- the validated loop ---------------------------------------------------------
-    def _backoff(self, again: _Again, calls: int) -> float:
-        if again.wait_s is not None:
-            return again.wait_s
-        # Full jitter: uniform in [0, base * 2^(n-1)], capped.
-        return random.uniform(0, min(BACKOFF_MAX_S, BACKOFF_BASE_S * 2 ** (calls - 1)))
-
-    def _validate(self, spec: AnswerSpec[T], answer: _Answer) -> T | _Rejected:
-        """The accepted value, or the problems the model is to hear about."""
+    async def _attempt(self, state: _CallState, messages: Messages, spec: AnswerSpec[T]) -> Validated[T]:
+        """One call: the accepted answer, or ``_TryAgain`` with the re-ask in ``state.messages``."""
+        answer = await self._call(state, spec)
         try:
-            return spec.validate(answer.content)
+            value = spec.validate(answer.content)
         except SummaryRejected as exc:
             problems = list(exc.problems)
-        if answer.finish_reason == "length":
-            problems.append(cut_off_problem(self.settings.max_output_tokens))
-        return _Rejected(problems)
+            if answer.finish_reason == "length":
+                problems.append(cut_off_problem(self.settings.max_output_tokens))
+            state.messages = [*messages, *spec.reask(answer.content, problems)]
+            raise _TryAgain("reask", "; ".join(problems)) from None
+        return Validated(value, answer.content, state.usage, state.calls, self.mode(), self.settings.model)
+
+    def _wait(self, retry_state: RetryCallState) -> float:
+        """Seconds before the next call: what the provider asked for, else the policy's jittered backoff."""
+        again = retry_state.outcome.exception() if retry_state.outcome else None
+        if isinstance(again, _TryAgain) and again.wait_s is not None:
+            return again.wait_s
+        return self.retry.jittered_wait(retry_state.attempt_number)
 
     async def complete_validated(
         self,
@@ -420,95 +310,31 @@ class LLMClient:
         ``usage``: what the failed attempts cost.
         """
         state = _CallState(messages=list(messages), paper_id=paper_id)
-        budget = max_attempts or self.settings.max_attempts
-        while True:
-            outcome = await self._call(state, spec)
-            if isinstance(outcome, _Answer):
-                checked = self._validate(spec, outcome)
-                if not isinstance(checked, _Rejected):
-                    return Validated(
-                        checked, outcome.content, state.usage, state.calls, self.mode(), self.settings.model
-                    )
-                if state.calls >= budget:
-                    raise _invalid(state, checked.problems)
-                log.info(
-                    "re-ask %s (call %d of %d): %s", paper_id or "", state.calls, budget, "; ".join(checked.problems)
-                )
-                state.messages = [*messages, *spec.reask(outcome.content, checked.problems)]
-            elif state.calls >= budget:
-                raise _gave_up(state, outcome)
-            else:
-                wait = self._backoff(outcome, state.calls)
-                log.info("retry %s after %.1f s (call %d of %d): %s", paper_id or "", wait, state.calls, budget,
-                         outcome.reason)  # fmt: skip
-                await asyncio.sleep(wait)
-
-
-def _invalid(state: _CallState, problems: list[str]) -> OutputInvalidError:
-    return OutputInvalidError(
-        f"the model's answer was still invalid after {state.calls} attempts: {'; '.join(problems)}",
-        paper_id=state.paper_id,
-        attempt=state.calls,
-        raw_output=state.last_raw,
-        usage=state.usage,
-    )
-
-
-def _gave_up(state: _CallState, again: _Again) -> LLMError:
-    if again.why == "refused":
-        reason = (
-            "the provider kept refusing the request's parameters (json_schema, max_tokens or temperature) "
-            "and the attempts ran out"
+        budget = max_attempts or self.retry.attempts
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(budget),
+            wait=self._wait,
+            retry=retry_if_exception_type(_TryAgain),
+            before_sleep=lambda retry_state: _log_again(retry_state, state, budget),
+            reraise=True,
         )
+        try:
+            result: Validated[T] = await retrying(self._attempt, state, messages, spec)
+        except _TryAgain as last:
+            raise last.exhausted(state) from None
+        return result
+
+
+def _log_again(retry_state: RetryCallState, state: _CallState, budget: int) -> None:
+    again = retry_state.outcome.exception() if retry_state.outcome else None
+    if not isinstance(again, _TryAgain):
+        return
+    paper = state.paper_id or ""
+    if again.why == "reask":
+        log.info("re-ask %s (call %d of %d): %s", paper, state.calls, budget, again.reason)
     else:
-        reason = f"{again.reason} (gave up after {state.calls} attempts)"
-    return LLMError(reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage)
-
-
-def sampling_params(llm: LLMSettings, max_tokens: int, refused: Set[str] = frozenset()) -> dict[str, Any]:
-    """``max_tokens`` and ``temperature``, as the model takes them (``refused``: what it refused this run).
-
-    OpenAI's reasoning models (o-series, gpt-5) answer 400 to ``max_tokens``
-    (they take ``max_completion_tokens``) and to any non-default temperature;
-    most other OpenAI-compatible servers know only ``max_tokens``.  So ask the
-    common way first and switch for the rest of the run when refused.
-    """
-    params: dict[str, Any] = {}
-    if "temperature" not in refused:
-        params["temperature"] = llm.temperature
-    token_param = "max_completion_tokens" if "max_tokens" in refused else "max_tokens"
-    params[token_param] = max_tokens
-    return params
-
-
-def response_format_for(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
-    if mode == "json_schema":
-        return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
-    return {"type": "json_object"}
-
-
-def chat_request(llm: LLMSettings, messages: Messages, spec: AnswerSpec[Any]) -> dict[str, Any]:
-    """The request body the online path sends first for ``messages`` (the batch path writes the same)."""
-    mode: Mode = "json_object" if llm.structured_output == "json_object" else "json_schema"
-    return _request_body(llm, messages, spec, mode, frozenset())
-
-
-def _request_body(
-    llm: LLMSettings, messages: Messages, spec: AnswerSpec[Any], mode: Mode, refused: Set[str]
-) -> dict[str, Any]:
-    return {
-        "model": llm.model,
-        "messages": messages if mode == "json_schema" else _with_note(messages, spec.schema_note),
-        "response_format": response_format_for(mode, spec.name, spec.schema),
-        **sampling_params(llm, llm.max_output_tokens, refused),
-    }
-
-
-def _with_note(messages: Messages, note: str) -> Messages:
-    """``note`` at the end of the system prompt (a system message of its own when there is none)."""
-    if messages and messages[0]["role"] == "system":
-        return [{"role": "system", "content": f"{messages[0]['content']}\n\n{note}"}, *messages[1:]]
-    return [{"role": "system", "content": note}, *messages]
+        wait = retry_state.upcoming_sleep
+        log.info("retry %s after %.1f s (call %d of %d): %s", paper, wait, state.calls, budget, again.reason)
 
 
 def cut_off_problem(max_tokens: int) -> str:

@@ -3,8 +3,9 @@
     with FakeOpenAI(latency=0.02) as server:
         settings.llm.base_url = server.base_url
         server.script(Fault.rate_limit(retry_after=0.01))   # the next request gets a 429
-        server.fail_first(Fault.servererror_body())              # every paper's first request gets a 500
+        server.fail_first(Fault.server_error())              # every paper's first request gets a 500
         ...
+        server.hold_first_wave(8)                            # the first 8 requests wait for each other
         server.calls, server.peak_in_flight, server.requests[i].body
 
 Speaks ``POST /v1/chat/completions`` (non-streaming) to the real ``openai``
@@ -16,7 +17,9 @@ decided by any function of the request (``fault_for``).  ``json_schema=False``
 makes it refuse ``response_format: json_schema`` with a 400 like DeepSeek;
 ``rpm`` caps requests per window with a token bucket and answers 429 with
 Retry-After when it is exceeded.  Every request is recorded (headers, body,
-status, timing), and the peak number in flight is tracked.
+status, timing), and the peak number in flight is tracked; ``hold_first_wave``
+makes the first requests wait until that many are in flight together, so a
+test of overlap does not depend on how fast the machine is.
 
 It also speaks the Batch API as the openai SDK uses it (``batch``, a ``fake_batches.FakeBatches``;
 ``batch_api=False`` answers 404 there, like a provider without one): its lines are answered like online
@@ -91,6 +94,10 @@ class FakeOpenAI(StandIn):
         self._bucket = float(rpm or 0)
         self._bucket_stamp = time.monotonic()
         self._stop = threading.Event()
+        self._wave: int | None = None  # hold_first_wave: requests in flight that open the wave
+        self._wave_open = threading.Event()
+        self._wave_open.set()
+        self._wave_timeout = 0.0
         self.batch = FakeBatches(
             self._lock, lambda request: self.handle(request, batch=True), model=model, enabled=batch_api
         )
@@ -101,6 +108,7 @@ class FakeOpenAI(StandIn):
 
     def stop(self) -> None:
         self._stop.set()
+        self._wave_open.set()
         super().stop()
 
     @property
@@ -117,6 +125,18 @@ class FakeOpenAI(StandIn):
         """Each paper's first ``n`` requests (papers told apart by title) get ``fault``."""
         with self._lock:
             self._per_paper.append((fault, n))
+
+    def hold_first_wave(self, n: int, timeout: float = 10.0) -> None:
+        """The next requests wait until ``n`` are in flight together, then all go on, as does every later one.
+
+        A client that keeps ``n`` requests in flight reaches ``peak_in_flight == n`` however slow the
+        machine; one that never sends ``n`` at once holds its requests ``timeout`` seconds, and the
+        test's assertion on ``peak_in_flight`` fails.
+        """
+        with self._lock:
+            self._wave = n
+            self._wave_open = threading.Event()
+            self._wave_timeout = timeout
 
     # -- observations ---------------------------------------------------------------------
     @property
@@ -146,6 +166,17 @@ class FakeOpenAI(StandIn):
                     return fault
         return self.fault_for(request) if self.fault_for else None
 
+    def _hold_for_wave(self) -> None:
+        with self._lock:
+            if self._wave is not None and self.in_flight >= self._wave:
+                self._wave = None
+                self._wave_open.set()
+            wave_open, timeout = self._wave_open, self._wave_timeout
+        if not wave_open.wait(timeout):  # the wave never came: stop holding, the test's assertion tells
+            with self._lock:
+                self._wave = None
+                wave_open.set()
+
     def _over_rpm(self) -> float | None:
         """None if the request fits the RPM bucket, else seconds until it would."""
         if not self.rpm:
@@ -164,6 +195,8 @@ class FakeOpenAI(StandIn):
         """(status, extra headers, JSON body) for one request (a batch line: no RPM cap, no latency)."""
         if not request.path.rstrip("/").endswith("/chat/completions"):
             return 404, {}, error_body("not found", "invalid_request_error")
+        if not batch:
+            self._hold_for_wave()
         wait = None if batch else self._over_rpm()
         if wait is not None:
             request.fault = "rpm_cap"
