@@ -1,6 +1,9 @@
 # `make demo` and `make test` each set up .venv on first use, then run.
-# The demo installs the package alone (a newcomer's first run stays fast); the tests add
-# the dev tools, and the browser tests need Chromium and MathJax: `make browser-deps`.
+# The demo installs the core and the [mkdocs] extra, which serves the site it writes (a newcomer's
+# first run stays fast); the tests add the dev tools and every extra ([dev] pulls [all]), and the
+# browser tests need Chromium and MathJax: `make browser-deps`.
+# `make test` leaves the slow tests (browsers, killed subprocesses, the wheel) to `make test-all`,
+# which is what CI runs.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,11 +11,11 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 MATHJAX := tests/js/node_modules/mathjax/es5/tex-mml-chtml.js
 
-.PHONY: demo test lint bench browser-deps clean
+.PHONY: demo test test-all lint bench browser-deps clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e .
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e ".[mkdocs]"
 	touch $(STAMP)
 
 $(DEV_STAMP): $(STAMP) pyproject.toml
@@ -22,9 +25,12 @@ $(DEV_STAMP): $(STAMP) pyproject.toml
 demo: $(STAMP)
 	$(BIN)/summarizer demo --dir examples/demo
 
+test: $(DEV_STAMP)
+	$(BIN)/python -m pytest -m "not slow"
+
 # Browser tests (tests/browser.py) skip with a hint when Chromium or MathJax is missing,
 # and fail under CI=true; .ci/run calls browser-deps first.
-test: $(DEV_STAMP)
+test-all: $(DEV_STAMP)
 	$(BIN)/python -m pytest
 
 # Debian's chromium (Playwright's own browser download cannot work offline) and MathJax 3 from npm.

@@ -580,7 +580,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             res.notes.append(
                 f"Fetch: `arxiv.delay_s: 0` in the bench config, because the arXiv stand-in is local (real arXiv asks "
-                f"for 3 s between API requests); `arxiv.pdf_concurrency` at its default "
+                f"for 3 s between API requests); `http.pdf_concurrency` at its default "
                 f"({load_settings(main_cfg).http.pdf_concurrency}). {arxiv.api_calls()} API requests, "
                 f"{pdf_hits} PDF downloads; the time includes start-up and writing {n} records and texts."
             )

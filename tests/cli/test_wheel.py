@@ -1,12 +1,19 @@
 """The built wheel works outside the checkout: a fresh venv, `summarizer demo` from a folder of its own.
 
-Slow (a wheel build and a dependency install, about a minute with pip's cache warm). pip reaches only
-the package index for the build backend and the dependencies; the demo itself talks to loopback.
+The wheel is built from the checkout, then installed alone (``--no-deps --no-index``) into a new venv
+whose dependencies are the running environment's: a ``.pth`` file puts this interpreter's
+site-packages after the venv's own, so nothing is downloaded (a plain path line, so the running
+environment's own ``.pth`` files, an editable summarizer among them, are not read).  ``summarizer``
+itself resolves to the venv's copy, which the test checks.  The build needs the backend: with
+hatchling installed here (``[dev]`` has it) it runs without build isolation and offline; without it,
+pip fetches hatchling alone from the index.  Slow: a build, a venv, the demo in a subprocess.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import site
 import subprocess
 import sys
 import venv
@@ -19,7 +26,7 @@ from conftest import REPO
 
 pytestmark = pytest.mark.slow
 
-PIP_TIMEOUT_S = 900  # a hang bound for a cold cache, far from a normal install
+PIP_TIMEOUT_S = 900  # a hang bound (a build that fetches hatchling on a cold cache), far from a normal run
 
 
 def _run(argv: list[str], cwd: Path, env: dict[str, str], timeout: float = PIP_TIMEOUT_S) -> str:
@@ -51,7 +58,8 @@ def _clean_env(home: Path) -> dict[str, str]:
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     dist = tmp_path_factory.mktemp("dist")
     env = _clean_env(dist)
-    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(REPO)], dist, env)
+    offline = ["--no-build-isolation", "--no-index"] if importlib.util.find_spec("hatchling") else []
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", *offline, "-q", "-w", str(dist), str(REPO)], dist, env)
     (built,) = dist.glob("summarizer-*.whl")
     return built
 
@@ -62,6 +70,7 @@ def test_the_wheel_ships_prompts_and_demo_files_and_no_outputs(wheel: Path) -> N
     expected = {"summarizer/demo_data/config.yaml", "summarizer/demo_data/papers.yaml"}
     expected |= {f"summarizer/demo_data/venues/{p.name}" for p in (shipped / "venues").iterdir()}
     expected |= {f"summarizer/prompts/{p.name}" for p in (REPO / "prompts").iterdir() if p.is_file()}
+    expected.add(f"{wheel.name.split('-py3')[0]}.dist-info/licenses/LICENSE")  # AGPL-3.0 (pymupdf's licence)
     assert expected <= names
     assert not [n for n in names if "/outputs/" in n or "/cache/" in n or "__pycache__" in n]
 
@@ -71,7 +80,12 @@ def test_installed_wheel_runs_the_demo_from_any_folder(wheel: Path, tmp_path: Pa
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(target)
     python = target / "bin" / "python"
-    _run([str(python), "-m", "pip", "install", "-q", "--no-compile", str(wheel)], tmp_path, env)
+    install = ["install", "-q", "--no-compile", "--no-deps", "--no-index", str(wheel)]
+    _run([str(python), "-m", "pip", *install], tmp_path, env)
+    # Then the dependencies: after the install, so pip never sees the running environment's summarizer.
+    venv_site = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path, env)
+    reused = [p for p in site.getsitepackages() if Path(p).is_dir()]
+    (Path(venv_site.strip()) / "zz_reuse_running_env.pth").write_text("".join(f"{p}\n" for p in reused))
     where = tmp_path / "somewhere"
     where.mkdir()
 

@@ -12,10 +12,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from browser import new_page
 from conftest import Project, RunCli
 from desk_workspace import INVENTED, VENUE, XSS_TITLE, desk, paper_summary, write_workspace
 from summarizer.testing.fake_openai import FakeOpenAI
+
+pytestmark = pytest.mark.slow  # real Chromium: `make test` leaves it to `make test-all`
 
 SLOW = 30_000  # ms: a generous bound on a shared machine, never a timing claim
 VALID = (

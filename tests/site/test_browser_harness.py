@@ -5,7 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from browser import new_page, serve_directory
+
+pytestmark = pytest.mark.slow  # real Chromium: `make test` leaves it to `make test-all`
 
 PAGE = """<!doctype html><meta charset="utf-8">
 <p id="math">\\(O(n\\log n)\\)</p>

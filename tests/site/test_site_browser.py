@@ -33,6 +33,8 @@ from summarizer.cli import main
 from summarizer.core.records import Record
 from summarizer.core.store import Store
 
+pytestmark = pytest.mark.slow  # real Chromium: `make test` leaves it to `make test-all`
+
 HOUSE_MATH = (
     "本文把复杂度从 \\(O(n^2)\\) 降到 \\(O(n\\log n)\\)，加速 \\(3.2\\times\\)，"
     "损失写作 \\(\\frac{1}{N}\\sum_i \\ell(x_i)\\)，记作 \\(\\text{KV}_{t}\\) 与 $L=\\alpha N^{-\\beta}$。"

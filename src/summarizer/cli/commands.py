@@ -155,7 +155,7 @@ def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool
         with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
             preview = build_site(c.settings, store, None, drafts=True)
     console.print_report(preview)
-    console.info(f"preview: mkdocs serve -f {preview.subject}/mkdocs.yml")
+    console.info(f"preview: {console.mkdocs_serve(f'{preview.subject}/mkdocs.yml')}")
     finish(fetched.ok and summarized.ok)
 
 

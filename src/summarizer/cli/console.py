@@ -9,11 +9,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shutil
 import sys
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -280,3 +282,19 @@ class TerminalProgress(stage_progress.Progress):
 
 
 PROGRESS = TerminalProgress()
+
+
+def mkdocs_serve(config: str) -> str:
+    """``mkdocs serve -f CONFIG`` as this installation runs it; without MkDocs (the ``[mkdocs]`` extra), how to get it.
+
+    The ``mkdocs`` beside this Python (a venv's bin/) is shown by its path, so it works without activating the venv.
+    """
+    beside = Path(sys.executable).with_name("mkdocs")
+    if beside.is_file():
+        relative = os.path.relpath(beside)
+        command = relative if not relative.startswith("..") else str(beside)
+    elif shutil.which("mkdocs"):
+        command = "mkdocs"
+    else:
+        return f"pip install 'summarizer[mkdocs]', then mkdocs serve -f {config}"
+    return f"{command} serve -f {config}"

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -143,15 +142,6 @@ def _approve_drafts(settings: Settings, store: Store) -> None:
             console.info(line)
 
 
-def _mkdocs_command() -> str:
-    """``mkdocs`` as this installation has it: the one beside this Python (a venv's bin/) when there is one."""
-    beside = Path(sys.executable).with_name("mkdocs")
-    if not beside.is_file():
-        return "mkdocs"
-    shown = os.path.relpath(beside)
-    return shown if not shown.startswith("..") else str(beside)
-
-
 def _closing_note(settings: Settings, site_root: Path) -> None:
     config = os.path.relpath(settings.config_file)
     pages = sorted(site_root.glob("docs/*/*/index.md"))
@@ -164,7 +154,7 @@ def _closing_note(settings: Settings, site_root: Path) -> None:
     out.print("[bold]Done.[/bold] The demo's papers are fictional and their summaries are recorded samples.")
     out.print(f"  demo folder: {os.path.relpath(settings.config_file.parent)}/", markup=False)
     out.print(f"  site:        {os.path.relpath(site_root)}/docs/", markup=False)
-    out.print(f"  serve it:    {_mkdocs_command()} serve -f {os.path.relpath(site_root)}/mkdocs.yml", markup=False)
+    out.print(f"  serve it:    {console.mkdocs_serve(f'{os.path.relpath(site_root)}/mkdocs.yml')}", markup=False)
     out.print(f"  records:     summarizer --config {config} review list ICML2026", markup=False)
     out.print(f"  a real venue, with a real key: a config.yaml like {config} (see the README), then", markup=False)
     out.print("    export OPENAI_API_KEY=sk-...  &&  summarizer run ICML2026", markup=False)
