@@ -7,6 +7,7 @@ import errno
 import functools
 import hashlib
 import os
+import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -168,6 +169,27 @@ def _errno() -> int:
     import ctypes
 
     return ctypes.get_errno()
+
+
+# What ``_write_temp`` names a temporary file: ``.<name>.<8 random characters>.tmp`` beside its target.
+_TEMP_NAME = re.compile(r"\.(?P<of>.+)\.[a-z0-9_]{8}\.tmp\Z")
+
+
+def remove_leftover_temp_files(folder: Path, *, recursive: bool = False, of: str | None = None) -> int:
+    """Remove the temporary files a killed write left in ``folder`` (only ours, only of ``of`` when given).
+
+    Call it only while holding the lock of everything written there: another writer's file in
+    flight would look the same.  Returns how many were removed.
+    """
+    if not folder.is_dir():
+        return 0
+    removed = 0
+    for path in folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp"):
+        found = _TEMP_NAME.fullmatch(path.name)
+        if found and (of is None or found.group("of") == of) and path.is_file() and not path.is_symlink():
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed
 
 
 def atomic_write_text(path: Path, text: str) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 
 from .errors import LockedError
+from .fsutil import remove_leftover_temp_files
 from .records import now_iso
 from .store import Store
 
@@ -29,8 +30,11 @@ log = logging.getLogger(__name__)
 @contextlib.contextmanager
 def venue(store: Store, venue_id: str) -> Iterator[Store]:
     """Hold the venue's lock (``outputs/records/.<VENUE>.lock``); yields the store."""
-    store.venue_dir(venue_id)  # a valid venue id: it names the lock file
+    folder = store.venue_dir(venue_id)  # a valid venue id: it names the lock file
     with _held(store.root, f".{venue_id}", f"another summarizer command is working on {venue_id}"):
+        # Whoever holds the lock is the venue's only writer: a temporary file there is a killed run's.
+        remove_leftover_temp_files(folder)
+        remove_leftover_temp_files(store.outputs_dir / "state", of=f"{venue_id}.json")
         yield store
 
 
@@ -43,6 +47,7 @@ def site(outputs_dir: Path, *, drafts: bool) -> Iterator[Path]:
     """Hold the lock of ``outputs/site`` (or ``outputs/preview`` with ``drafts``); yields the folder."""
     folder = site_folder(outputs_dir, drafts=drafts)
     with _held(outputs_dir, f".{folder.name}", f"another summarizer command is building {folder}"):
+        remove_leftover_temp_files(folder, recursive=True)  # a killed build's, as for a venue
         yield folder
 
 

@@ -123,11 +123,24 @@ def _gather(settings: Settings, store: Store, venues: list[Venue], *, drafts: bo
 
 
 def _read_manifest(root: Path) -> set[str]:
+    """The pages an earlier build wrote: only plain relative paths inside the site folder count.
+
+    The list is a file anyone could edit: ``../config.yaml`` or ``/etc/x`` in it names nothing
+    this build may remove.
+    """
     try:
         text = (root / MANIFEST).read_text(encoding="utf-8")
     except FileNotFoundError:
         return set()
-    return {line for line in text.splitlines() if line and not line.startswith("#")}
+    inside = root.resolve()
+    return {
+        line for line in text.split("\n") if line and not line.startswith("#") and _inside(inside, root / line, line)
+    }
+
+
+def _inside(resolved_root: Path, path: Path, rel: str) -> bool:
+    plain = not Path(rel).is_absolute() and ".." not in Path(rel).parts and "\\" not in rel
+    return plain and path.resolve().is_relative_to(resolved_root)
 
 
 def _remove_stale(root: Path, stale: set[str], report: Report) -> None:
@@ -139,7 +152,7 @@ def _remove_stale(root: Path, stale: set[str], report: Report) -> None:
             continue
         report.removed.append(rel)
         folder = path.parent
-        while folder != root and folder.is_dir() and not any(folder.iterdir()):
+        while folder != root and folder.is_relative_to(root) and folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
             folder = folder.parent
 

@@ -210,14 +210,19 @@ def mkdocs_yml(env: Environment, settings: Settings, grouped: Grouped, *, drafts
             continue
         total = sum(len(e) for e in by_field.values())
         fields = [
-            {"id": spec.id, "nav_title": yaml_scalar(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
+            {"id": spec.id, "nav_title": _nav_title(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
             for spec in settings.fields
             if spec.id in by_field
         ]
-        venues.append({"id": v.id, "nav_title": yaml_scalar(f"{label(v.emoji, v.name)} ({total})"), "fields": fields})
+        venues.append({"id": v.id, "nav_title": _nav_title(f"{label(v.emoji, v.name)} ({total})"), "fields": fields})
     return env.get_template("mkdocs.yml.j2").render(
-        site_name=yaml_scalar(_site_title(settings, drafts)),
-        home_title=yaml_scalar("首页"),
-        overview_title=yaml_scalar("概览"),
+        site_name=_nav_title(_site_title(settings, drafts)),
+        home_title=_nav_title("首页"),
+        overview_title=_nav_title("概览"),
         venues=venues,
     )
+
+
+def _nav_title(text: str) -> str:
+    """A name for ``mkdocs.yml``: the theme writes nav titles and the site name into HTML unescaped."""
+    return yaml_scalar(meta_text(text))
