@@ -336,3 +336,11 @@ def test_every_recorded_atom_file_parses(project: Project, fake_arxiv: FakeArxiv
     fake_arxiv.reply_api((real_fixtures / "arxiv" / "id_list_1111.2011v2.xml").read_bytes())
     found, failed = api.by_ids(["1111.2011v2"])
     assert found["1111.2011v2"].title.startswith("Quantum Criticality for Extended Nodes")
+
+
+def test_a_jsonl_list_reads_line_separators_inside_a_title_as_text(tmp_path: Path) -> None:
+    path = tmp_path / "papers.jsonl"
+    path.write_text('{"title": "Part one\u2028part two"}\n{"arxiv_id": "2501.00001"}\n', "utf-8")
+    entries = read_list(path)
+    assert [e.title for e in entries] == ["Part one\u2028part two", None]
+    assert [e.problem for e in entries] == [None, None]

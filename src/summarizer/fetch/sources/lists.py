@@ -73,9 +73,14 @@ def read_list(path: Path) -> list[Entry]:
     if suffix == ".csv":
         return _csv_entries(path, text)
     if suffix == ".jsonl":
-        return [_jsonl_entry(line) for line in (raw.strip() for raw in text.splitlines()) if line]
-    lines = (_COMMENT.sub("", raw).strip() for raw in text.splitlines())
+        return [_jsonl_entry(line) for line in (raw.strip() for raw in _lines(text)) if line]
+    lines = (_COMMENT.sub("", raw).strip() for raw in _lines(text))
     return [parse_line(line) for line in lines if line]
+
+
+def _lines(text: str) -> list[str]:
+    """Lines end at ``\n`` (a ``\r`` before it dropped): U+2028 and U+2029 in a title are text, as in JSON."""
+    return [line.removesuffix("\r") for line in text.split("\n")]
 
 
 def _csv_entries(path: Path, text: str) -> list[Entry]:
