@@ -7,6 +7,7 @@ A stage package is imported inside the command that uses it: ``--help`` and the 
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -15,7 +16,9 @@ from typing import Any
 import click
 
 import summarizer.cli.console as console
-from summarizer.core.errors import UsageError
+from summarizer.core.errors import ImportProblems, UsageError
+from summarizer.core.fsutil import atomic_write_text
+from summarizer.core.sanitize import json_terminal_safe
 
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .review_commands import review
@@ -106,9 +109,8 @@ def fetch(c: Context, venue_id: str, limit: int | None) -> None:
 
 def _summarize(c: Context, venue_id: str, *, limit: int | None, force: bool, batch: bool, wait: bool) -> Any:
     """The summarize stage on the venue (the caller holds its lock), online or through the Batch API."""
-    # start-up: see the module doc
-    from summarizer.summarize.batch import summarize_venue_batch
-    from summarizer.summarize.online import summarize_venue
+    from summarizer.summarize.batch import summarize_venue_batch  # start-up: see the module doc
+    from summarizer.summarize.online import summarize_venue  # start-up: see the module doc
 
     if batch:
         return summarize_venue_batch(
@@ -141,9 +143,8 @@ def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: 
 @pass_ctx
 def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
-    # start-up: see the module doc
-    from summarizer.fetch import fetch_venue
-    from summarizer.site import build_site
+    from summarizer.fetch import fetch_venue  # start-up: see the module doc
+    from summarizer.site import build_site  # start-up: see the module doc
 
     _check_batch_flags(batch, no_wait)
     c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
@@ -206,8 +207,7 @@ def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
     """Import summaries from a JSONL file (one paper a line); all or nothing unless --skip-invalid."""
-    from summarizer.core.errors import ImportProblems
-    from summarizer.review.importing import apply_import, check_import
+    from summarizer.review.importing import apply_import, check_import  # start-up: see the module doc
 
     try:
         plan = check_import(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
@@ -227,10 +227,7 @@ def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | No
 @pass_ctx
 def export(c: Context, venue_id: str, output: Path | None) -> None:
     """Write the venue's summaries as JSONL (the import format), sorted by id."""
-    import io
-
-    from summarizer.core.fsutil import atomic_write_text
-    from summarizer.review.exporting import export_jsonl
+    from summarizer.review.exporting import export_jsonl  # start-up: see the module doc
 
     c.settings.venue(venue_id)
     if output is None:
@@ -249,10 +246,8 @@ def export(c: Context, venue_id: str, output: Path | None) -> None:
 @pass_ctx
 def status(c: Context, venue_id: str | None, as_json: bool) -> None:
     """Counts by stage and review status, failures with reasons, tokens and cost."""
-    from summarizer.core.sanitize import json_terminal_safe
-
-    from .status import all_status, store_status
-    from .views import print_status
+    from .status import all_status, store_status  # start-up: see the module doc
+    from .views import print_status  # start-up: see the module doc
 
     if venue_id is not None:
         c.settings.venue(venue_id)

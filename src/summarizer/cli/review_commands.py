@@ -24,9 +24,9 @@ def review() -> None:
 @pass_ctx
 def review_list(c: Context, venue_id: str, status: str | None) -> None:
     """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
-    from summarizer.review.actions import listed
+    from summarizer.review.actions import listed  # start-up: see the module doc
 
-    from .views import print_list
+    from .views import print_list  # start-up: see the module doc
 
     c.settings.venue(venue_id)
     print_list(c.settings, venue_id, listed(c.store, venue_id, status=status), status=status)
@@ -37,7 +37,7 @@ def review_list(c: Context, venue_id: str, status: str | None) -> None:
 @pass_ctx
 def review_show(c: Context, ref: str) -> None:
     """Title, link, abstract and summary side by side, tags, field and history."""
-    from .views import print_paper
+    from .views import print_paper  # start-up: see the module doc
 
     venue_id, paper = split_ref(ref)
     c.settings.venue(venue_id)
@@ -50,7 +50,7 @@ def review_show(c: Context, ref: str) -> None:
 @pass_ctx
 def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
     """Approve summaries for publishing."""
-    from summarizer.review.actions import approvable, approve, approve_records
+    from summarizer.review.actions import approvable, approve, approve_records  # start-up: see the module doc
 
     if approve_all:
         if len(refs) != 1 or "/" in refs[0]:
@@ -83,7 +83,7 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
 @pass_ctx
 def review_reject(c: Context, ref: str, note: str) -> None:
     """Reject a paper: it is left off the site and skipped by summarize."""
-    from summarizer.review.actions import reject
+    from summarizer.review.actions import reject  # start-up: see the module doc
 
     venue_id, paper = split_ref(ref)
     with c.locked(venue_id) as store:
@@ -99,8 +99,8 @@ def review_reject(c: Context, ref: str, note: str) -> None:
 @pass_ctx
 def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, field_id: str | None) -> None:
     """Edit a summary (a new version by a human); with no flags, opens $EDITOR."""
-    from summarizer.review.actions import TAG_SEPARATORS, edit
-    from summarizer.review.editor import edit_in_editor, save_editor_result
+    from summarizer.review.actions import TAG_SEPARATORS, edit  # start-up: see the module doc
+    from summarizer.review.editor import edit_in_editor, save_editor_result  # start-up: see the module doc
 
     venue_id, paper = split_ref(ref)
     if summary is None and tags is None and field_id is None:
@@ -128,7 +128,7 @@ def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, fie
 @pass_ctx
 def review_serve(c: Context, venue_ids: tuple[str, ...], host: str, port: int, no_browser: bool) -> None:
     """The review desk: review drafts in the browser (queue, side-by-side view, keys); Ctrl-C stops it."""
-    from .desk_server import serve
+    from .desk_server import serve  # start-up: see the module doc
 
     for venue_id in venue_ids:
         c.settings.venue(venue_id)

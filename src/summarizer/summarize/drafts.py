@@ -7,7 +7,7 @@ from typing import Any
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected
-from summarizer.core.flags import DuplicateIndex
+from summarizer.core.flags import DuplicateIndex, merge, record_warnings
 from summarizer.core.records import Record, Version
 from summarizer.core.rules import CheckedSummary
 
@@ -40,8 +40,6 @@ def add_llm_version(
     """
     warnings = list(draft.warnings)
     if settings is not None:
-        from summarizer.core.flags import merge, record_warnings
-
         found = record_warnings(settings, record, draft.summary, draft.tags, draft.field)
         warnings = merge(warnings, found)
     if duplicates is not None:

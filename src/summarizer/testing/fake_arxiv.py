@@ -34,6 +34,7 @@ from xml.sax.saxutils import escape
 from summarizer.core.ids import is_arxiv_id, strip_version
 
 from .loopback import QuietHandler, StandIn
+from .pdfs import paper_pdf
 
 ATOM_HEAD = (
     "<?xml version='1.0' encoding='UTF-8'?>\n"
@@ -221,8 +222,6 @@ class FakeArxiv(StandIn):
         if paper is None:
             return _Reply(404, b"<html><body>Not Found</body></html>", "text/html")
         if paper.pdf is None:
-            from .pdfs import paper_pdf
-
             data = paper_pdf(paper.title, paper.abstract, paper.sections, authors=paper.authors)
             with self._lock:
                 if paper.pdf is None:

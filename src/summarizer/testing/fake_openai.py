@@ -31,6 +31,7 @@ Binds to 127.0.0.1 only; runs in a background thread; no third-party dependency.
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import time
 from collections import defaultdict, deque
@@ -48,8 +49,6 @@ __all__ = ["FakeOpenAI", "Fault", "RecordedRequest", "default_answer", "paper_ti
 
 class _Server(LoopbackServer):
     def handle_error(self, request: Any, client_address: Any) -> None:
-        import sys
-
         if isinstance(sys.exc_info()[1], OSError):  # a client that hung up (timeout, Ctrl-C): not news
             return
         super().handle_error(request, client_address)

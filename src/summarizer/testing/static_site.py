@@ -12,6 +12,7 @@ makes the next requests for a path fail.  Every request is logged (``requests``:
 from __future__ import annotations
 
 import threading
+import time
 from urllib.parse import urlsplit
 
 from .loopback import QuietHandler, StandIn
@@ -47,8 +48,6 @@ class StaticSite(StandIn):
         return Handler
 
     def _answer(self, raw: str, agent: str) -> tuple[int, bytes, str]:
-        import time
-
         path = urlsplit(raw).path
         with self._lock:
             self.requests.append(raw)

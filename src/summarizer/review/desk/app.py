@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
+import markdown
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -120,8 +122,6 @@ class DeskApp:
 
     def _preview_html(self, venue_id: str, field_id: str) -> str | None:
         """The field page as `build --drafts` writes it (same templates), turned into HTML as MkDocs would."""
-        import markdown
-
         page = draft_field_page(self.settings, self.desk.store, venue_id, field_id)
         if page is None:
             return None
@@ -188,8 +188,6 @@ async def _json_body(request: Request) -> Any:
     if len(body) > MAX_BODY:
         return None
     try:
-        import json
-
         return json.loads(body)
     except ValueError:
         return None
