@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, cast
 
 import openai
@@ -12,6 +14,10 @@ import pytest
 from conftest import Project, RunCli
 from summarizer.core.records import FetchState, Record
 from summarizer.core.store import Store
+from summarizer.summarize.batch_api import BatchAPI
+from summarizer.summarize.batch_collect import Collect, collect
+from summarizer.summarize.batch_state import BatchEntry
+from summarizer.summarize.plan import start_run
 from summarizer.testing.fake_openai import FakeOpenAI, default_answer, paper_title
 
 KEY = "sk-fake-batch-trust-9d2e"
@@ -69,6 +75,89 @@ def run_to_the_end(server: FakeOpenAI, batch_id: str = "batch_0000") -> dict[str
     while client.batches.retrieve(batch_id).status != "completed":
         pass
     return server.batch.batches[batch_id]
+
+
+# -- the state file ------------------------------------------------------------------------------------------
+
+
+def entry(*custom_ids: str) -> dict[str, Any]:
+    return {"token": "t", "id": "batch_0000", "status": "in_progress", "requests": {c: "key" for c in custom_ids}}
+
+
+MALFORMED = {
+    "another venue inside": {"venue": OTHER, "batches": [entry(f"{OTHER}/2601.00000/{HASH}")]},
+    "a key without a slash": {"venue": VENUE, "batches": [entry("2601.00000")]},
+    "an unsafe paper id": {"venue": VENUE, "batches": [entry(f"{VENUE}/../{HASH}")]},
+    "a key naming another venue": {"venue": VENUE, "batches": [entry(f"{OTHER}/2601.00000/{HASH}")]},
+    "a key of four parts": {"venue": VENUE, "batches": [entry(f"{VENUE}/2601.00000/{HASH}/x")]},
+    "a key without a prompt hash": {"venue": VENUE, "batches": [entry(f"{VENUE}/2601.00000/")]},
+}
+
+
+@pytest.mark.parametrize("batch", [False, True], ids=["online", "batch"])
+@pytest.mark.parametrize("content", MALFORMED.values(), ids=MALFORMED.keys())
+def test_a_malformed_state_file_is_one_line_saying_move_it_aside(
+    project: Project, server: FakeOpenAI, cli: RunCli, content: dict[str, Any], batch: bool
+) -> None:
+    configure(project, server)
+    write_venue(project, 2)
+    state_path(project).parent.mkdir(parents=True)
+    state_path(project).write_text(json.dumps(content), "utf-8")
+
+    result = cli("summarize", VENUE, *(["--batch"] if batch else []))
+
+    assert result.code == 1
+    lines = result.err.strip().splitlines()
+    assert len(lines) == 1 and f"{VENUE}.json: not a batch state file (" in lines[0], result.err
+    assert lines[0].endswith("move it aside")
+    assert server.calls == 0 and server.batch.api_calls == [] and summarized(project) == []
+
+
+def test_a_state_file_naming_another_venue_never_saves_into_that_venues_records(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    configure(project, server)
+    write_venue(project, 3)
+    write_venue(project, 3, OTHER)  # the same paper ids in another venue
+    assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
+    moved = state(project)
+    moved["venue"] = OTHER  # e.g. copied from ICLR2026.json and edited by hand
+    state_path(project).write_text(json.dumps(moved), "utf-8")
+
+    result = cli("summarize", VENUE, "--batch")
+
+    assert result.code == 1
+    assert "not a batch state file (its venue is 'ICLR2026', not ICML2026); move it aside" in result.err
+    assert summarized(project, OTHER) == [] and summarized(project) == []
+
+
+class Lines:
+    """A provider whose one result file holds ``rows``."""
+
+    def __init__(self, rows: list[dict[str, Any]]):
+        self.rows = rows
+
+    def lines(self, file_id: str) -> Iterator[str]:
+        return (json.dumps(row, ensure_ascii=False) for row in self.rows)
+
+
+def test_result_lines_naming_another_venue_or_an_unsafe_paper_are_never_written(project: Project) -> None:
+    write_venue(project, 1)
+    write_venue(project, 1, OTHER)
+    settings = project.settings()
+    run = start_run(settings, Store(settings.outputs_dir), VENUE)
+    foreign = [f"{OTHER}/2601.00000/{HASH}", f"{VENUE}/../{HASH}", f"{VENUE}/2601.00000/{HASH}/x"]
+    c = Collect(run, VENUE, BatchEntry(token="t", requests={cid: "key" for cid in foreign}))
+    body = {"model": "m", "messages": [{"role": "user", "content": f"标题：{title(0)}"}]}
+    answer = {"message": {"role": "assistant", "content": json.dumps(default_answer(body), ensure_ascii=False)}}
+    response = {"status_code": 200, "body": {"choices": [answer], "usage": {"prompt_tokens": 9}}}
+    rows = [{"custom_id": cid, "response": response, "error": None} for cid in foreign]
+    done = SimpleNamespace(output_file_id="file-out", error_file_id=None, status="completed")
+
+    collect(cast(BatchAPI, Lines(rows)), c, done)
+
+    assert summarized(project) == [] and summarized(project, OTHER) == []
+    assert c.retries == []
 
 
 # -- re-asks --------------------------------------------------------------------------------------------------

@@ -52,11 +52,15 @@ class Collect:
     unrun: int = 0
 
     def job(self, cid: str) -> Job | None:
-        """The paper behind a result line; None when it is not ours or no longer wants this answer."""
-        if cid not in self.entry.requests or cid in self.seen:
+        """The paper behind a result line; None when it is not ours or no longer wants this answer.
+
+        Ours: a request of this batch, naming this venue and a safe paper id (never another venue's record).
+        """
+        paper_id = paper_of(cid, self.venue_id)
+        if paper_id is None or cid not in self.entry.requests or cid in self.seen:
             return None
         self.seen.add(cid)
-        record = self.run.store.get(self.venue_id, paper_of(cid))
+        record = self.run.store.get(self.venue_id, paper_id)
         if record is None or skip_reason(record, self.entry.force) is not None:
             return None
         return Job(record, [], self.entry.requests[cid])
