@@ -160,7 +160,50 @@ def test_result_lines_naming_another_venue_or_an_unsafe_paper_are_never_written(
     assert c.retries == []
 
 
-# -- re-asks --------------------------------------------------------------------------------------------------
+# -- the provider's result files -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("again", [["--batch"], []], ids=["batch", "online"])
+def test_a_batch_whose_result_file_is_gone_is_forgotten_and_its_papers_summarisable(
+    project: Project, server: FakeOpenAI, cli: RunCli, again: list[str]
+) -> None:
+    configure(project, server)
+    write_venue(project, 3)
+    assert cli("summarize", VENUE, "--batch", "--no-wait").code == 0
+    finished = run_to_the_end(server)
+    server.batch.delete_file(finished["output_file_id"])  # the provider's retention period ran out
+
+    gone = cli("summarize", VENUE, "--batch")
+
+    assert gone.code == 1
+    assert "no batch endpoint" not in gone.err
+    assert "batch batch_0000: its result file is gone from the provider" in gone.err
+    assert "forgotten: 3 papers not summarised" in gone.err
+    assert state(project)["batches"][0]["status"] == "result file gone"
+    assert cli("status", VENUE, "--json").json()["batches"][0]["status"] == "result file gone"
+    assert summarized(project) == []
+
+    result = cli("summarize", VENUE, *again)
+
+    assert result.code == 0, result.err
+    assert "waiting in a batch" not in result.err
+    assert len(summarized(project)) == 3
+    assert (creates(server), server.calls) == ((2, 0) if again else (1, 3))
+
+
+def test_an_answer_holding_a_line_separator_is_read_whole(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
+    server.answer = lambda body: dict(
+        default_answer(body), summary=default_answer(body)["summary"] + "\u2028另一行\u2029第三段。"
+    )
+    configure(project, server)
+    write_venue(project, 2)
+
+    result = cli("summarize", VENUE, "--batch")
+
+    assert result.code == 0, result.err
+    assert server.calls == 0  # each line read whole: no paper asked again online
+    records = summarized(project)
+    assert len(records) == 2 and all("\u2028另一行\u2029第三段。" in r.versions[0].summary for r in records)
 
 
 def test_a_huge_batch_answer_is_quoted_cut_in_its_online_reask(
