@@ -23,7 +23,7 @@ from summarizer.core.retry import RetryPolicy
 from summarizer.summarize.answer import answer_spec, parse_answer, response_schema
 from summarizer.summarize.llm import AnswerSpec, LLMClient, usage_of
 from summarizer.summarize.prompts import Prompts
-from summarizer.testing.fake_openai import FakeOpenAI, Fault
+from summarizer.testing.fake_openai import FakeOpenAI, Fault, default_answer
 
 KEY = "sk-fake-transport-0042"
 MESSAGES = [{"role": "system", "content": "只输出 JSON"}, {"role": "user", "content": "标题：T\n写 JSON"}]
@@ -221,6 +221,24 @@ def test_reask_sends_previous_answer_and_problems(project: Project, server: Fake
     assert retry[:2] == MESSAGES
     assert retry[2]["role"] == "assistant" and "\n\n第二段" in json.loads(retry[2]["content"])["summary"]
     assert "line breaks" in retry[3]["content"]
+
+
+def test_a_huge_answer_is_quoted_cut_in_the_reask(project: Project, server: FakeOpenAI) -> None:
+    """A 2,000,000-character answer (a field value the problem quotes, too) is not pasted back whole."""
+    settings = settings_for(project, server, tokens_per_minute=10**9)  # no pacing in the way of the bound
+    huge = {"summary": "本文提出一种新方法。" * 3, "tags": ["LLM"], "field": "x" * 2_000_000}
+    answers = iter([huge])
+    server.answer = lambda body: next(answers, None) or default_answer(body)
+
+    result = ask(settings, lambda raw: parse_answer(raw, settings))
+
+    assert result.attempts == 2
+    first, reask = server.requests
+    assert len(first.content or "") > 2_000_000
+    assert len(reask.raw_body) < 12_000  # the prompt stays small: not a million tokens
+    quoted, problems = reask.body["messages"][2]["content"], reask.body["messages"][3]["content"]
+    assert quoted.startswith((first.content or "")[:1000]) and "cut" in quoted
+    assert "unknown field" in problems
 
 
 def test_invalid_after_all_attempts_keeps_raw_output_and_usage(project: Project, server: FakeOpenAI) -> None:

@@ -19,6 +19,7 @@ is written into that paper's record and the run goes on with the others); a
     │   │   └── MissingExtra       an optional part is not installed: names the pip install
     │   ├── AuthenticationFailed   the provider refused the key; exit 2
     │   ├── BatchNotFound          the provider does not know a submitted batch; exit 2
+    │   │   └── BatchFileGone      a finished batch's result file is gone (the batch is forgotten)
     │   ├── SourceError            the venue's list could not be read; exit 1
     │   │   └── SourceAuthRequired the source wants a login; exit 2
     │   ├── ImportFileError        a JSONL import line is wrong (line number); exit 2
@@ -250,6 +251,13 @@ class BatchNotFound(RunError):
     """The provider does not know a batch this project submitted (it is forgotten, its papers submitted again)."""
 
     exit_code = 2
+
+
+class BatchFileGone(BatchNotFound):
+    """A finished batch's result file is gone from the provider (providers delete them after a retention period).
+
+    The Batch API path catches it: the batch is forgotten and its papers can be summarised again.
+    """
 
 
 class SourceError(RunError):

@@ -25,3 +25,10 @@ SHOWN_VALUE = 60  # a rejected value echoed back in a validation message
 SHOWN_PROVIDER = 300  # a server's or provider's own words
 SHOWN_MESSAGE = 1_000  # a whole message line
 SOURCE_MESSAGE = 600  # a source's error line, which may quote a server
+
+# Quoted back to the model in a re-ask (online or after a batch), in characters: its previous answer is cut
+# (with a mark saying so) and each problem with it clipped, so a runaway answer cannot make the next prompt
+# huge.  A whole valid answer (a summary of at most 600 characters, tags, field) is well under the bound.
+REASK_ANSWER = 4_000
+REASK_PROBLEM = 300
+REASK_PROBLEMS = 20

@@ -15,14 +15,18 @@ later ``summarize --batch`` (after ``--no-wait``, Ctrl-C, kill -9, a reboot)
 waits on the same batches and never submits a second one for their papers.
 
 Waiting polls every ``llm.batch_poll_s`` seconds and prints a line when the
-status or counts change.  The output and error files are read line by line;
-each answer goes through ``parse_answer`` (schema, house rules, tags) and
-each paper is saved (answer cache, record) as soon as its line is parsed.
+status or counts change.  The output and error files are read line by line
+(split on ``\n`` only); each answer goes through ``parse_answer`` (schema,
+house rules, tags) and each paper is saved (answer cache, record) as soon as
+its line is parsed.
 Answers that fail validation are asked again online with the online re-ask's
 feedback, and requests the batch reports as errors are asked again online,
 within ``llm.max_attempts`` calls (the batch's counts as one).  Lines the
 batch never ran (expired, cancelled, a failed batch) are left for the next
-run, which says so.  Usage comes from each response; cost is
+run, which says so; so are the papers of a batch whose result file the provider
+has deleted (after its retention period): the batch is forgotten (status
+``result file gone``), said in the report, and its papers are summarised by the
+next run, online or with ``--batch``.  Usage comes from each response; cost is
 ``llm.batch_price_factor`` x ``llm.price_per_million``.
 """
 
@@ -59,6 +63,7 @@ from .plan import (
 )
 
 DEFAULT_LIMITS = BatchLimits()
+GONE = "result file gone"  # the status of a batch forgotten because the provider deleted its results
 
 
 # -- submitting --------------------------------------------------------------------------------------
@@ -240,19 +245,28 @@ def summarize_venue_batch(
 
 
 def _finish(b: _Batches, entry: BatchEntry) -> None:
-    """Wait for one batch, save its answers, retry the rest online, and mark it collected."""
+    """Wait for one batch, save its answers, retry the rest online, and mark it collected.
+
+    A batch whose result file is gone is forgotten the same way: its unsaved papers are summarisable again.
+    """
     batch = _wait(b, entry)
     c = Collect(b.run, b.venue_id, entry)
     collect(b.api, c, batch)
     retry(b.run, c.retries)
     entry.collected = True
     entry.requests = {}
+    if c.gone:
+        entry.status = GONE
     b.save()
-    if entry.status != "completed":
+    again = f"run `summarizer summarize {b.venue_id} --batch` to submit them again (or without --batch to ask online)"
+    if c.gone:
+        b.run.report.fail(
+            f"batch {shown_id(entry.id)}", f"{c.gone}, so it is forgotten: {c.unrun} papers not summarised; {again}"
+        )
+    elif entry.status != "completed":
         errors = getattr(batch.errors, "data", None) or []
         why = provider_words("; ".join(str(e.message) for e in errors if getattr(e, "message", None)))
         b.run.report.fail(
             f"batch {shown_id(entry.id)}",
-            f"{entry.status}{f' ({why})' if why else ''}: {c.unrun} papers not summarised; run "
-            f"`summarizer summarize {b.venue_id} --batch` to submit them again (or without --batch to ask online)",
+            f"{entry.status}{f' ({why})' if why else ''}: {c.unrun} papers not summarised; {again}",
         )

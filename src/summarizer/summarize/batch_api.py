@@ -2,20 +2,25 @@
 
 Every call's error becomes one line: a 404 means the provider has no batch endpoint (summarise
 online instead), a 401 names the key's variable, anything else says the submitted batches are
-saved and how to resume.  The provider's own words are bounded and inert before they are shown.
+saved and how to resume.  Two 404s mean something else: a batch the provider does not know
+(``BatchNotFound``) and a result file it has deleted (``BatchFileGone``).  The provider's own words
+are bounded and inert before they are shown.
+
+A result file is read as bytes and split on ``\n`` only, as JSONL is: an answer may hold U+2028 or
+U+2029, where ``str.splitlines`` (and the SDK's ``iter_lines``) would break its line.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, Final, TypeVar
 
 import openai
 
 from summarizer.core.config import LLMSettings
-from summarizer.core.errors import BatchNotFound, RunError, UsageError
+from summarizer.core.errors import BatchFileGone, BatchNotFound, RunError, UsageError
 from summarizer.core.sanitize import clean_line, terminal_safe
 
 from .llm import key_refused
@@ -71,10 +76,15 @@ class BatchAPI:
         )
 
     def lines(self, file_id: str) -> Iterator[str]:
-        """A result file, downloaded and read line by line."""
+        """A result file, streamed and split on ``\n`` only; ``BatchFileGone`` when the provider has deleted it."""
         try:
             with self.client.files.with_streaming_response.content(file_id) as response:
-                yield from response.iter_lines()
+                yield from split_lines(response.iter_bytes())
+        except openai.NotFoundError as exc:
+            raise BatchFileGone(
+                f"its result file is gone from the provider (HTTP 404 on /files/{shown_id(file_id)}/content; "
+                "providers delete a batch's files after a while)"
+            ) from exc
         except openai.APIError as exc:
             raise self.error("/files", exc) from exc
 
@@ -125,6 +135,26 @@ class BatchAPI:
         """Best effort: a file left behind costs nothing but the provider's storage."""
         with contextlib.suppress(openai.OpenAIError):
             self.client.files.delete(file_id)
+
+
+def split_lines(chunks: Iterable[bytes]) -> Iterator[str]:
+    """JSONL bytes → its lines, split on ``\n`` only (never on U+2028, U+2029 or \r); a line not UTF-8 is ""."""
+    pending = bytearray()
+    for chunk in chunks:
+        first, *rest = chunk.split(b"\n")
+        pending += first
+        for piece in rest:
+            yield _decoded(pending)
+            pending = bytearray(piece)
+    if pending:
+        yield _decoded(pending)
+
+
+def _decoded(line: bytearray) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError:  # skipped: its paper gets "no result" and is asked again
+        return ""
 
 
 def shown_id(batch_id: object) -> str:

@@ -3,8 +3,9 @@
 An answer goes through the same checks as an online one (``answer.parse_answer``) and into the
 same answer cache; an invalid answer or a failed request is asked again online with the online
 re-ask's feedback, within ``llm.max_attempts`` calls in all (the batch's answer counts as the
-first).  Lines the batch never ran (expired, cancelled) are left for the next run.  Cost is each
-response's usage at ``llm.batch_price_factor`` × ``llm.price_per_million``.
+first).  Lines the batch never ran (expired, cancelled) are left for the next run, and so are the
+papers of a batch whose result file the provider has deleted (``Collect.gone`` says why).  Cost is
+each response's usage at ``llm.batch_price_factor`` × ``llm.price_per_million``.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import NoInput, OutputInvalidError, PaperError, SummaryRejected
+from summarizer.core.errors import BatchFileGone, NoInput, OutputInvalidError, PaperError, SummaryRejected
 from summarizer.core.paper_text import paper_sections
 from summarizer.core.usage import Usage
 
@@ -50,13 +51,18 @@ class Collect:
     retries: list[_Retry] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
     unrun: int = 0
+    gone: str = ""  # why the batch's results cannot be read any more (its result file was deleted)
 
     def job(self, cid: str) -> Job | None:
-        """The paper behind a result line; None when it is not ours or no longer wants this answer."""
-        if cid not in self.entry.requests or cid in self.seen:
+        """The paper behind a result line; None when it is not ours or no longer wants this answer.
+
+        Ours: a request of this batch, naming this venue and a safe paper id (never another venue's record).
+        """
+        paper_id = paper_of(cid, self.venue_id)
+        if paper_id is None or cid not in self.entry.requests or cid in self.seen:
             return None
         self.seen.add(cid)
-        record = self.run.store.get(self.venue_id, paper_of(cid))
+        record = self.run.store.get(self.venue_id, paper_id)
         if record is None or skip_reason(record, self.entry.force) is not None:
             return None
         return Job(record, [], self.entry.requests[cid])
@@ -130,13 +136,16 @@ def _failed_line(c: Collect, job: Job, error: Any, response: dict[str, Any], bod
 
 
 def collect(api: BatchAPI, c: Collect, batch: Any) -> None:
-    for file_id in (batch.output_file_id, batch.error_file_id):
-        if file_id:  # "" means none, like None
-            for line in api.lines(file_id):
-                if line.strip():
-                    _take(c, line)
+    try:
+        for file_id in (batch.output_file_id, batch.error_file_id):
+            if file_id:  # "" means none, like None
+                for line in api.lines(file_id):
+                    if line.strip():
+                        _take(c, line)
+    except BatchFileGone as exc:  # what was read is saved; the rest is left to be summarised again
+        c.gone = str(exc)
     missing = [cid for cid in c.entry.requests if cid not in c.seen]
-    if batch.status == "completed":
+    if batch.status == "completed" and not c.gone:
         for cid in missing:
             job = c.job(cid)
             if job is not None:

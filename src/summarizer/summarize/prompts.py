@@ -12,8 +12,9 @@ from typing import Any
 
 import jinja2
 
+from summarizer.core import limits
 from summarizer.core.config import Settings, shipped_prompts_dir
-from summarizer.core.errors import ConfigError
+from summarizer.core.errors import ConfigError, clip
 from summarizer.core.fsutil import sha256_text
 from summarizer.core.records import Record
 
@@ -100,8 +101,19 @@ class Prompts:
         ]
 
     def reask(self, raw: str, problems: list[str]) -> list[dict[str, str]]:
-        """The model's previous answer, then the problems with it (``prompts/reask.md.j2``)."""
+        """The model's previous answer, then the problems with it (``prompts/reask.md.j2``), both bounded
+        (``limits.REASK_*``): the online and the batch re-asks are built here."""
+        shown = [clip(problem, limits.REASK_PROBLEM) for problem in problems[: limits.REASK_PROBLEMS]]
+        if len(problems) > len(shown):
+            shown.append(f"and {len(problems) - len(shown)} more problems like these")
         return [
-            {"role": "assistant", "content": raw},
-            {"role": "user", "content": self._render(REASK_TEMPLATE, problems=problems)},
+            {"role": "assistant", "content": quoted_answer(raw)},
+            {"role": "user", "content": self._render(REASK_TEMPLATE, problems=shown)},
         ]
+
+
+def quoted_answer(raw: str) -> str:
+    """A model's answer as a re-ask quotes it: its first ``limits.REASK_ANSWER`` characters, and a mark when cut."""
+    if len(raw) <= limits.REASK_ANSWER:
+        return raw
+    return raw[: limits.REASK_ANSWER] + f"\n…[cut here: {len(raw) - limits.REASK_ANSWER:,} more characters not shown]"

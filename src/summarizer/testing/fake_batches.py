@@ -1,12 +1,13 @@
 """The loopback provider's Batch API (``fake_openai.FakeOpenAI.batch``), as the openai SDK speaks it.
 
-``POST /v1/files`` (multipart, purpose ``batch``), ``GET /v1/files/{id}/content``, ``POST /v1/batches``,
-``GET /v1/batches[/{id}]`` and ``POST /v1/batches/{id}/cancel``.  A batch moves ``validating →
+``POST /v1/files`` (multipart, purpose ``batch``), ``GET /v1/files/{id}/content``, ``DELETE /v1/files/{id}``,
+``POST /v1/batches``, ``GET /v1/batches[/{id}]`` and ``POST /v1/batches/{id}/cancel``.  A batch moves ``validating →
 in_progress → finalizing → completed``, one step per retrieve; each line is answered by the provider's
 own answer function (``answer``), recorded in ``requests`` with ``batch_id`` set.  ``paused`` holds
 batches in ``in_progress``; ``step`` answers that many lines per retrieve; ``expire_after_steps``
 expires a batch after that many steps; ``window_s`` sets ``expires_at``; ``enabled=False`` answers
-404, like a provider without a batch endpoint.
+404, like a provider without a batch endpoint; ``delete_file`` drops a file as a provider does after its
+retention period (its content is then a 404).  Files are split into lines on ``\n`` only, as JSONL is.
 """
 
 from __future__ import annotations
@@ -96,6 +97,9 @@ class FakeBatches:
             return json_reply(200, self._upload(headers.get("content-type", ""), raw))
         if method == "GET" and len(parts) == 3 and parts[0] == "files" and parts[2] == "content":
             return 200, "application/octet-stream", self.files[parts[1]]["data"]
+        if method == "DELETE" and len(parts) == 2 and parts[0] == "files":
+            del self.files[parts[1]]
+            return json_reply(200, {"id": parts[1], "object": "file", "deleted": True})
         if method == "POST" and parts == ["batches"]:
             return self._create_batch(json.loads(raw or b"{}"))
         if method == "GET" and parts == ["batches"]:
@@ -110,6 +114,11 @@ class FakeBatches:
                 batch["status"], batch["cancelling_at"] = "cancelling", int(time.time())
             return json_reply(200, batch)
         return json_reply(404, error_body("not found", "invalid_request_error"))
+
+    def delete_file(self, file_id: str) -> None:
+        """The file is gone, as a provider deletes one after its retention period."""
+        with self._lock:
+            del self.files[file_id]
 
     def _upload(self, content_type: str, raw: bytes) -> dict[str, Any]:
         message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(
@@ -139,7 +148,8 @@ class FakeBatches:
             return json_reply(400, error_body(f"No file with id {file_id}", "invalid_request_error"))
         batch_id = f"batch_{len(self.batches):04d}"
         now = int(time.time())
-        lines = self.files[file_id]["data"].decode("utf-8").splitlines()
+        lines = self.files[file_id]["data"].decode("utf-8").split("\n")  # JSONL: U+2028 is inside a line
+        lines = lines[:-1] if lines and not lines[-1] else lines
         batch = {
             "id": batch_id, "object": "batch", "endpoint": body.get("endpoint"), "model": self.model,
             "errors": None, "input_file_id": file_id, "completion_window": body.get("completion_window"),

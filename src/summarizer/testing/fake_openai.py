@@ -369,6 +369,12 @@ class _Handler(QuietHandler):
         except OSError:  # the client gave up (timeout) and closed the connection
             self.close_connection = True
 
+    def do_DELETE(self) -> None:
+        if not self._api("DELETE", b""):
+            self.send_response(404)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
     def do_GET(self) -> None:
         if self._api("GET", b""):
             return
