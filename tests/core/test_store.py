@@ -220,3 +220,11 @@ def test_a_record_written_with_the_earlier_note_key_reads_as_its_review_note(tmp
     assert record.review_note == "off topic"
     store.save(record)
     assert '"review_note": "off topic"' in path.read_text("utf-8") and '"note"' not in path.read_text("utf-8")
+
+
+def test_a_runaway_answer_is_kept_with_its_failure_but_not_in_full() -> None:
+    record = Record(venue="ICML2026", id="2601.00001", title="T")
+    record.fail("summarize", "still invalid", attempts=3, raw_output="长" * 2_000_000)
+    kept = record.failures["summarize"].raw_output
+    assert kept is not None and kept.startswith("长" * 100) and len(kept) < 20_100
+    assert kept.endswith("…[cut: 1980000 more characters]")

@@ -18,6 +18,7 @@ TAG = 40
 TAGS = 5
 REVIEW_NOTE = 2_000  # a reviewer's note, an editor's feedback for a regeneration
 HUMAN_SUMMARY = 2_000
+RAW_OUTPUT = 20_000  # the model's last answer, kept with a paper's failure
 
 # Shown in a message or on the terminal, in characters.
 SHOWN_ID = 80  # ids, titles, paths quoted in a one-line message

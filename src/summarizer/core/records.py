@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from . import limits
 from .errors import NothingToApprove
 from .ids import strip_version
 from .usage import Usage
@@ -156,6 +157,9 @@ class Record(_Model):
         return self.url or None
 
     def fail(self, stage: Stage, reason: str, **extra: object) -> None:
+        raw = extra.get("raw_output")
+        if isinstance(raw, str) and len(raw) > limits.RAW_OUTPUT:  # a runaway answer is kept, not in full
+            extra["raw_output"] = raw[: limits.RAW_OUTPUT] + f"…[cut: {len(raw) - limits.RAW_OUTPUT} more characters]"
         failure = Failure(stage=stage, reason=reason, **extra)
         previous = self.failures.get(stage)
         if previous is not None and previous.model_dump(exclude={"at"}) == failure.model_dump(exclude={"at"}):

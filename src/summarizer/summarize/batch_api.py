@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any, Final, TypeVar
 
+import httpx2
 import openai
 
 from summarizer.core.config import LLMSettings
@@ -87,6 +88,11 @@ class BatchAPI:
             ) from exc
         except openai.APIError as exc:
             raise self.error("/files", exc) from exc
+        except httpx2.HTTPError as exc:  # the connection broke while the file streamed in (the SDK's own client)
+            raise RunError(
+                f"the download of a batch's results from {self.llm.base_url} broke off ({type(exc).__name__}); "
+                f"what was read is saved: run `summarizer summarize {self.venue_id} --batch` again to resume"
+            ) from exc
 
     def upload(self, name: str, data: IO[bytes]) -> str:
         file = self.call(
