@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+
+import requests
 
 from browser import MATHJAX_JS
 from conftest import Project
@@ -127,13 +132,19 @@ class RunningDesk:
 
 
 @contextmanager
-def desk(project: Project, *venues: str, env: dict[str, str] | None = None) -> Iterator[RunningDesk]:
-    """`summarizer review serve VENUE --no-browser --port 0` in a subprocess; yields once its first line is out."""
+def desk(
+    project: Project, *venues: str, env: dict[str, str] | None = None, browser: str | None = None
+) -> Iterator[RunningDesk]:
+    """`summarizer review serve VENUE --no-browser --port 0` in a subprocess; yields once its first line is out.
+
+    With ``browser`` (a program, run as ``$BROWSER``) the desk opens the browser: without ``--no-browser``.
+    """
     command = [sys.executable, "-m", "summarizer", "--config", str(project.config_path), "review", "serve"]
     mathjax = {"SUMMARIZER_MATHJAX": str(MATHJAX_JS)} if (MATHJAX_JS / "tex-mml-chtml.js").is_file() else {}
-    full_env = {**os.environ, **mathjax, "DESK_TEST_KEY": "sk-test", **(env or {})}
+    opener = {"BROWSER": browser} if browser else {}
+    full_env = {**os.environ, **mathjax, "DESK_TEST_KEY": "sk-test", **opener, **(env or {})}
     process = subprocess.Popen(
-        [*command, *venues, "--no-browser", "--port", "0"],
+        [*command, *venues, *([] if browser else ["--no-browser"]), "--port", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -158,3 +169,34 @@ def desk(project: Project, *venues: str, env: dict[str, str] | None = None) -> I
             process.kill()
             process.wait()
         reader.join(timeout=10)  # the whole log, for the tests that read it
+
+
+KEY_META = re.compile(r'<meta name="desk-key" content="([^"]+)">')
+
+
+def session(base: str, token: str) -> requests.Session:
+    """A client welcomed as the editor's browser is: the token once, then its cookie (and its page's key)."""
+    s = requests.Session()
+    welcome = s.get(f"{base}/?token={token}", allow_redirects=False, timeout=30)
+    key = KEY_META.search(welcome.text)
+    if key:  # what desk.js keeps in the page's own storage and sends with every change
+        s.headers["X-Desk-Key"] = key.group(1)
+    return s
+
+
+def fake_browser(tmp_path: Path) -> tuple[str, Path]:
+    """A program for $BROWSER that writes down its command line (what `ps` shows) and exits."""
+    seen = tmp_path / "browser-argv.txt"
+    program = tmp_path / "browser.sh"
+    program.write_text(f'#!/bin/sh\nprintf "%s\\n" "$@" > "{seen}.part" && mv "{seen}.part" "{seen}"\n')
+    program.chmod(0o700)
+    return str(program), seen
+
+
+def wait_for_file(path: Path, process: subprocess.Popen[str]) -> str:
+    for _ in range(600):  # up to a minute: a bound on a shared machine, not a timing claim
+        if path.exists():
+            return path.read_text()
+        assert process.poll() is None, "the desk stopped before opening the browser"
+        time.sleep(0.1)
+    raise AssertionError("the desk never opened the browser")

@@ -12,16 +12,9 @@ from pathlib import Path
 import requests
 
 from conftest import Project, RunCli
-from desk_workspace import INVENTED, PAPERS, VENUE, XSS_TITLE, desk, write_workspace
+from desk_workspace import INVENTED, KEY_META, PAPERS, VENUE, XSS_TITLE, desk, session, write_workspace
 from summarizer.review.desk.actions import Desk
 from summarizer.review.desk.diff import word_diff
-
-
-def session(base: str, token: str) -> requests.Session:
-    s = requests.Session()
-    first = s.get(f"{base}/?token={token}", allow_redirects=False, timeout=30)
-    assert first.status_code == 303 and first.headers["location"] == "/"  # the token leaves the address bar
-    return s
 
 
 def approve_first_version(s: requests.Session, base: str) -> requests.Response:
@@ -38,6 +31,11 @@ def test_first_line_queue_and_cookie(project: Project) -> None:
     write_workspace(project)
     with desk(project, VENUE) as running:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[A-Za-z0-9_-]{20,}", running.url)
+        welcome = requests.get(f"{running.base}/paper/{VENUE}/{INVENTED}?token={running.token}&a=1", timeout=30)
+        # The page keeps the session's key, then leaves the token's address for the one without it.
+        assert welcome.status_code == 200 and KEY_META.search(welcome.text)
+        assert f'<meta name="desk-next" content="/paper/{VENUE}/{INVENTED}?a=1">' in welcome.text
+        assert running.token not in welcome.text and "no-store" in welcome.headers["cache-control"]
         s = session(running.base, running.token)
         page = s.get(f"{running.base}/", timeout=30)
         assert page.status_code == 200

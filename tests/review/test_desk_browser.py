@@ -16,7 +16,7 @@ import pytest
 
 from browser import new_page
 from conftest import Project, RunCli
-from desk_workspace import INVENTED, VENUE, XSS_TITLE, desk, paper_summary, write_workspace
+from desk_workspace import INVENTED, VENUE, XSS_TITLE, desk, fake_browser, paper_summary, wait_for_file, write_workspace
 from summarizer.testing.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.slow  # real Chromium: `make test` leaves it to `make test-all`
@@ -78,6 +78,27 @@ def test_approve_by_key_after_moving_with_j_and_k(project: Project, cli: RunCli,
         on_paper(page, second)
         assert page.dialogs == []
     assert cli("status", VENUE, "--json").json()["by_status"]["approved"] == 1
+    venue, paper = str(first).split("/")
+    assert project.store().load(venue, paper).status == "approved"
+
+
+def test_the_browser_the_desk_opens_lands_on_the_queue_and_acts(project: Project, browser: Any, tmp_path: Path) -> None:
+    """The desk hands the browser a private file, not the token; from it the editor's page works as ever."""
+    write_workspace(project)
+    program, seen = fake_browser(tmp_path)
+    with desk(project, VENUE, browser=program) as running, new_page(browser) as page:
+        opened = wait_for_file(seen, running.process).strip()
+        assert opened.startswith("file://") and running.token not in opened
+        page.goto(opened)
+        page.wait_for_selector("#queue")
+        page.wait_for_selector("body[data-ready='1']")
+        assert page.url == f"{running.base}/"  # the token left the address bar
+        assert all(running.token not in c["value"] for c in page.context.cookies())
+        first = page.locator("tr[data-paper]").nth(0).get_attribute("data-paper")
+        page.keyboard.press("Enter")
+        on_paper(page, first)
+        page.keyboard.press("a")
+        assert flash(page).startswith(f"approved {first}")
     venue, paper = str(first).split("/")
     assert project.store().load(venue, paper).status == "approved"
 

@@ -1,18 +1,28 @@
 """``review serve``: the review desk's app (``review.desk``) served on 127.0.0.1 until Ctrl-C.
 
 The first stdout line is the address with the desk's token; the token lives in memory and in that
-line, nowhere else.
+line, and, when the desk opens the browser, in a file only its user can read: a command line is
+seen by every local user (``ps``), so the browser is handed that file, which sends it on to the
+address (as Jupyter does), and the file goes when the desk stops.
 """
 
 from __future__ import annotations
 
+import contextlib
+import html
+import ipaddress
 import os
 import secrets
+import shutil
+import signal
 import socket
 import sys
+import tempfile
 import threading
 import webbrowser
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -22,6 +32,11 @@ from summarizer.core.errors import MissingExtra, UsageError
 
 MATHJAX_ENV = "SUMMARIZER_MATHJAX"
 MATHJAX_FILE = "tex-mml-chtml.js"
+REDIRECT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>review desk</title>
+<meta http-equiv="refresh" content="0;url={url}"></head>
+<body><p><a href="{url}">Open the review desk</a></p></body></html>
+"""
 
 
 def find_mathjax(settings: Settings) -> Path | None:
@@ -39,6 +54,33 @@ def find_mathjax(settings: Settings) -> Path | None:
     if explicit:
         raise UsageError(f"{MATHJAX_ENV}={explicit}: no {MATHJAX_FILE} there (point it at mathjax/es5)")
     return None
+
+
+def check_host(host: str) -> None:
+    """Refuse a wildcard address: the desk answers only at the one address it prints (the Host check)."""
+    try:
+        wildcard = host == "" or ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return  # a name: its address is whatever it resolves to
+    if wildcard:
+        raise UsageError(
+            f"--host {host} listens on every address, but the desk answers only at the one it prints: "
+            "give that one address (127.0.0.1, or this machine's address on its network)"
+        )
+
+
+@contextlib.contextmanager
+def browser_file(url: str) -> Iterator[Path]:
+    """A page that sends the browser on to ``url``: in a new private folder, readable by this user only."""
+    folder = Path(tempfile.mkdtemp(prefix="summarizer-desk-"))  # mode 0700
+    try:
+        page = folder / "open.html"
+        fd = os.open(page, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(REDIRECT.format(url=html.escape(url)))
+        yield page
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -64,6 +106,7 @@ def serve(settings: Settings, venue_ids: list[str], *, host: str, port: int, ope
     except ImportError as exc:  # starlette and uvicorn are the [desk] extra
         raise MissingExtra("the review desk", "desk") from exc
 
+    check_host(host)
     mathjax_dir = find_mathjax(settings)
     sock = _listen(host, port)
     port = sock.getsockname()[1]
@@ -87,13 +130,30 @@ def serve(settings: Settings, venue_ids: list[str], *, host: str, port: int, ope
     if host not in ("127.0.0.1", "::1", "localhost"):
         console.warn(f"listening on {host}: anyone who can reach it and has the token can approve papers")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
-    server = uvicorn.Server(config)
-    if open_browser:
-        threading.Timer(0.3, webbrowser.open, args=(url,)).start()
-    try:
-        server.run(sockets=[sock])
-    except KeyboardInterrupt:
-        pass  # uvicorn shut down cleanly, then re-raised the Ctrl-C: nothing was in flight
-    finally:
-        sock.close()
+    _run(uvicorn.Server(config), sock, url if open_browser else None)
     console.info("review desk stopped")
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _run(server: Any, sock: socket.socket, open_url: str | None) -> None:
+    """Serve until Ctrl-C or SIGTERM; with ``open_url``, open the browser on it through a private file.
+
+    uvicorn re-raises the signal that stopped it once it has shut down: SIGTERM is made a Ctrl-C, so
+    the browser's file is removed on either, not left behind by a process killed outright.
+    """
+    with contextlib.ExitStack() as stack:
+        if threading.current_thread() is threading.main_thread():
+            previous = signal.signal(signal.SIGTERM, _interrupt)
+            stack.callback(signal.signal, signal.SIGTERM, previous)
+        if open_url is not None:
+            page = stack.enter_context(browser_file(open_url))
+            threading.Timer(0.3, webbrowser.open, args=(page.as_uri(),)).start()
+        try:
+            server.run(sockets=[sock])
+        except KeyboardInterrupt:
+            pass  # uvicorn shut down cleanly, then re-raised the Ctrl-C: nothing was in flight
+        finally:
+            sock.close()

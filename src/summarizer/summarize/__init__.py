@@ -4,7 +4,8 @@ Public entry points (what the CLI and the review desk call):
 
 * ``online.summarize_venue`` — each paper asked of the model, ``llm.max_concurrency`` at a time;
 * ``batch.summarize_venue_batch`` — the same papers through the provider's Batch API;
-* ``online.regenerate`` — one paper again, with an editor's feedback;
+* ``online.regenerate`` — one paper again, with an editor's feedback (the desk takes its steps
+  ``ask_again``, ``save_regenerated``, ``record_failure``, to hold the venue's lock only to save);
 * ``batch_state.batch_rows`` — a venue's submitted batches, for ``status``.
 
 ``plan`` is what online and batch share (which papers, their prompts, saving answers); ``llm`` the

@@ -7,15 +7,17 @@ papers, but never touches an approved paper or one whose current version a perso
 imported.  Each record is saved as soon as its paper finishes (in a thread, while its worker asks
 about the next paper), so an interrupted run loses only the papers in flight.
 
-``regenerate`` is the one-paper action behind ``regen VENUE/ID --feedback TEXT`` and the review
-desk's regenerate button: one fresh call (more only when an attempt fails), no cache, the previous
-summary and the feedback (审稿意见) in the prompt; the result waits as a draft.
+``regenerate`` is the one-paper action behind ``regen VENUE/ID --feedback TEXT``, and its steps
+(``ask_again``, ``save_regenerated``, ``record_failure``) the review desk's regenerate button: one
+fresh call (more only when an attempt fails), no cache, the previous summary and the feedback
+(审稿意见) in the prompt; the result waits as a draft.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import LLMError, NoInput, PaperError, UsageError
@@ -73,27 +75,43 @@ def regenerate_summary(settings: Settings, record: Record, *, feedback: str | No
     return asyncio.run(aregenerate_summary(settings, record, feedback=feedback))
 
 
-def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None) -> Done:
-    """One fresh model call (the cache is ignored); the result is a new draft version.  Call locked.
+@dataclass
+class Regenerated:
+    """A fresh answer for one paper, not saved yet (``ask_again``; ``save_regenerated`` saves it)."""
 
-    On an approved paper the approved version stays published and the new one
-    waits as a pending draft.  A failure is recorded in the
-    paper's record, with the model's last raw output, and raised.
+    draft: Draft
+    usage: Usage
+    feedback: str | None
+
+
+def ask_again(settings: Settings, record: Record, *, feedback: str | None) -> Regenerated:
+    """The model's fresh answer for ``record`` as loaded: needs no lock and writes nothing.
+
+    Raises as ``regenerate_summary``; on an ``LLMError`` the caller notes it with ``record_failure``.
     """
+    draft, usage = regenerate_summary(settings, record, feedback=feedback)
+    return Regenerated(draft, usage, feedback)
+
+
+def record_failure(store: Store, venue_id: str, paper_id: str, error: LLMError) -> None:
+    """Note a failed regeneration in the paper's record (what it cost, the model's last output).  Call locked."""
     record = store.load(venue_id, paper_id)
-    try:
-        draft, usage = regenerate_summary(settings, record, feedback=feedback)
-    except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
-        record.usage.add(usage_of(exc))
-        record.fail("summarize", exc.reason, attempts=exc.attempt, raw_output=exc.raw_output)
-        store.save(record)
-        raise
-    duplicates = DuplicateIndex.of(store.records(venue_id))
-    version = add_llm_version(record, draft, feedback=feedback, settings=settings, duplicates=duplicates)
-    record.usage.add(usage)
+    record.usage.add(usage_of(error))
+    record.fail("summarize", error.reason, attempts=error.attempt, raw_output=error.raw_output)
     store.save(record)
-    ref = f"{venue_id}/{paper_id}"
-    done = Done([f"{ref}: version {version.number} written by {draft.model} ({usage_line(usage)})"])
+
+
+def save_regenerated(settings: Settings, store: Store, record: Record, answer: Regenerated) -> Done:
+    """Add the answer to ``record`` as its new draft version and save.  Call locked, ``record`` loaded under the lock.
+
+    On an approved paper the approved version stays published and the new one waits as a pending draft.
+    """
+    duplicates = DuplicateIndex.of(store.records(record.venue))
+    version = add_llm_version(record, answer.draft, feedback=answer.feedback, settings=settings, duplicates=duplicates)
+    record.usage.add(answer.usage)
+    store.save(record)
+    ref = f"{record.venue}/{record.id}"
+    done = Done([f"{ref}: version {version.number} written by {answer.draft.model} ({usage_line(answer.usage)})"])
     if record.has_pending_draft:
         done.lines.append(
             f"version {record.approved_version} stays published; "
@@ -102,6 +120,23 @@ def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *
     else:
         done.lines.append(f"review it: summarizer review show {ref}")
     return done
+
+
+def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None) -> Done:
+    """One fresh model call (the cache is ignored); the result is a new draft version.  Call locked.
+
+    The venue's lock is held for the whole call (``summarizer regen``).  The review desk takes the
+    same steps without holding it while the model thinks: ``ask_again`` unlocked, then, locked,
+    its stale-page check and ``save_regenerated`` (or ``record_failure``).  A failure is recorded in
+    the paper's record, with the model's last raw output, and raised.
+    """
+    record = store.load(venue_id, paper_id)
+    try:
+        answer = ask_again(settings, record, feedback=feedback)
+    except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
+        record_failure(store, venue_id, paper_id, exc)
+        raise
+    return save_regenerated(settings, store, record, answer)
 
 
 class _OnlinePass:

@@ -1,4 +1,8 @@
-"""The desk's actions: the CLI's review functions, under the venue lock, on the version the page showed."""
+"""The desk's actions: the CLI's review functions, under the venue lock, on the version the page showed.
+
+A regen asks the model without the lock (minutes, at worst) and takes it only to save; a bulk approve
+saves all its papers or none (one write batch).
+"""
 
 from __future__ import annotations
 
@@ -8,11 +12,19 @@ from typing import Any
 
 from summarizer.core import limits, locks
 from summarizer.core.config import Settings
-from summarizer.core.errors import ChangedSince, LockedError, Problems, SummarizerError, SummaryRejected, UsageError
+from summarizer.core.errors import (
+    ChangedSince,
+    LLMError,
+    LockedError,
+    Problems,
+    SummarizerError,
+    SummaryRejected,
+    UsageError,
+)
 from summarizer.core.rules import check_human_summary
 from summarizer.core.sanitize import clean_line
 from summarizer.core.store import Store
-from summarizer.summarize.online import regenerate
+from summarizer.summarize.online import ask_again, record_failure, save_regenerated
 
 from .. import actions as review
 from ..actions import TAG_SEPARATORS
@@ -48,8 +60,12 @@ class Desk:
     def perform(self, data: dict[str, Any]) -> Outcome:
         try:
             venue_id, paper = self.split(data.get("ref"))
-            with self.locked(venue_id):
-                message = self._act(venue_id, paper, data)
+            seen = Seen(_version(data.get("version")), str(data.get("status") or "") or None)
+            if data.get("action") == "regen":
+                message = self._regen(venue_id, paper, seen, data)
+            else:
+                with self.locked(venue_id):
+                    message = self._act(venue_id, paper, seen, data)
         except Problems as exc:
             return Outcome(422, {"error": "not saved: fix what is marked", "problems": exc.problems})
         except ChangedSince as exc:
@@ -60,14 +76,12 @@ class Desk:
             return Outcome(400, {"error": str(exc)})
         return Outcome(200, {"message": message})
 
-    def _act(self, venue_id: str, paper: str, data: dict[str, Any]) -> str:
+    def _act(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
         action = data.get("action")
-        version = data.get("version")
-        expected = version if isinstance(version, int) else None
-        review.require_version(self.store, venue_id, paper, expected, status=str(data.get("status") or "") or None)
+        review.require_version(self.store, venue_id, paper, seen.version, status=seen.status)
         if action == "approve":
             review.approve_records(self.store, venue_id, review.approvable(self.store, venue_id, [paper]))
-            return f"approved {venue_id}/{paper} (version {expected})"
+            return f"approved {venue_id}/{paper} (version {seen.version})"
         if action == "reject":
             note = clean_line(str(data.get("note") or ""))
             if not note:
@@ -76,14 +90,26 @@ class Desk:
             return f"rejected {venue_id}/{paper}"
         if action == "edit":
             return self._edit(venue_id, paper, data)
-        if action == "regen":
-            feedback = clean_line(str(data.get("feedback") or "")) or None
-            if feedback is not None and len(feedback) > limits.REVIEW_NOTE:
-                raise Problems([f"the feedback is {len(feedback)} characters (at most {limits.REVIEW_NOTE})"])
-            regenerate(self.settings, self.store, venue_id, paper, feedback=feedback)
-            now = self.store.load(venue_id, paper).current
-            return f"{venue_id}/{paper}: version {now.number if now else '?'} written, waiting for review"
         raise UsageError(f"unknown action {str(action)[:20]!r}")
+
+    def _regen(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
+        """The model is asked with no lock held; the lock is taken to save, if the page's version is still current."""
+        feedback = clean_line(str(data.get("feedback") or "")) or None
+        if feedback is not None and len(feedback) > limits.REVIEW_NOTE:
+            raise Problems([f"the feedback is {len(feedback)} characters (at most {limits.REVIEW_NOTE})"])
+        # A stale page pays for no call: checked before asking, and again before saving.
+        record = review.require_version(self.store, venue_id, paper, seen.version, status=seen.status)
+        try:
+            answer = ask_again(self.settings, record, feedback=feedback)
+        except LLMError as exc:
+            with self.locked(venue_id):
+                record_failure(self.store, venue_id, paper, exc)
+            raise
+        with self.locked(venue_id):
+            record = review.require_version(self.store, venue_id, paper, seen.version, status=seen.status)
+            save_regenerated(self.settings, self.store, record, answer)
+        now = record.current
+        return f"{venue_id}/{paper}: version {now.number if now else '?'} written, waiting for review"
 
     def _edit(self, venue_id: str, paper: str, data: dict[str, Any]) -> str:
         summary = str(data.get("summary") or "")
@@ -101,25 +127,24 @@ class Desk:
         return f"saved {venue_id}/{paper} version {after.number if after else '?'} (human), waiting for review"
 
     def approve_many(self, items: list[Any]) -> Outcome:
-        """All or nothing: every venue locked and every paper checked before anything is saved."""
+        """All or nothing: every venue locked and every paper checked, then every approval saved in one batch."""
         try:
-            wanted: dict[str, list[tuple[str, int | None, str | None]]] = {}
-            for item in items if isinstance(items, list) else []:
-                venue_id, paper = self.split(item.get("ref") if isinstance(item, dict) else None)
-                version = item.get("version")
-                status = item.get("status")
-                wanted.setdefault(venue_id, []).append(
-                    (paper, version if isinstance(version, int) else None, str(status) if status else None)
-                )
-            with contextlib.ExitStack() as locks:
+            wanted = self._wanted(items)
+            # A store of its own: the batch must not take in what other requests save meanwhile.
+            store = Store(self.settings.outputs_dir)
+            with contextlib.ExitStack() as held:
                 for venue_id in wanted:
-                    locks.enter_context(self.locked(venue_id))
+                    held.enter_context(self.locked(venue_id))
                 checked = {
-                    venue_id: [review.require_version(self.store, venue_id, p, v, status=s) for p, v, s in papers]
+                    venue_id: [
+                        review.require_version(store, venue_id, p, seen.version, status=seen.status)
+                        for p, seen in papers
+                    ]
                     for venue_id, papers in wanted.items()
                 }
-                for venue_id, records in checked.items():
-                    review.approve_records(self.store, venue_id, records)
+                with store.all_or_nothing():
+                    for venue_id, records in checked.items():
+                        review.approve_records(store, venue_id, records)
         except ChangedSince as exc:
             return Outcome(409, {"error": f"nothing approved: {exc}"})
         except LockedError as exc:
@@ -128,3 +153,29 @@ class Desk:
             return Outcome(400, {"error": f"nothing approved: {exc}"})
         total = sum(len(r) for r in checked.values())
         return Outcome(200, {"message": f"{total} papers approved"})
+
+    def _wanted(self, items: list[Any]) -> dict[str, list[tuple[str, Seen]]]:
+        if not isinstance(items, list) or not items:
+            raise UsageError("no papers named")
+        wanted: dict[str, list[tuple[str, Seen]]] = {}
+        for item in items:
+            venue_id, paper = self.split(item.get("ref") if isinstance(item, dict) else None)
+            status = item.get("status")
+            seen = Seen(_version(item.get("version")), str(status) if status else None)
+            wanted.setdefault(venue_id, []).append((paper, seen))
+        return wanted
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the page showed of a paper: its newest version and its status."""
+
+    version: int | None
+    status: str | None
+
+
+def _version(value: object) -> int | None:
+    """A version from the page: an integer, or null for a paper with none (``true`` is no version)."""
+    if value is None or (isinstance(value, int) and not isinstance(value, bool)):
+        return value
+    raise UsageError(f"the version must be an integer, not {str(value)[:20]!r}")

@@ -31,6 +31,8 @@ MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
 # The site's config subscribes to Material's document$; the desk has no Material, MathJax typesets on load.
 DOCUMENT_SHIM = "window.document$ = window.document$ || { subscribe: function () {} };\n"
 PAGE_SIZE = 500
+# A bulk approve names up to a page of rows: 500 of the longest refs (193 characters) fit.
+MAX_BULK_BODY = PAGE_SIZE * 300
 
 
 class DeskApp:
@@ -114,7 +116,7 @@ class DeskApp:
 
     async def preview(self, request: Request) -> Response:
         venue, field = request.path_params["venue"], request.path_params["field"]
-        if venue not in [v.id for v in self.settings.venues] or self.settings.field(field) is None:
+        if venue not in self.desk.venue_ids or self.settings.field(field) is None:  # the desk's venues only
             return PlainTextResponse("no such venue or field", status_code=404)
         html = await run_in_threadpool(self._preview_html, venue, field)
         context = {"venue": venue, "field": field, "html": html}
@@ -134,16 +136,20 @@ class DeskApp:
         )
 
     async def action(self, request: Request) -> Response:
-        data = await _json_body(request)
-        if not isinstance(data, dict):
-            return JSONResponse({"error": "expected a JSON object"}, status_code=400)
+        data = await _json_body(request, MAX_BODY, "nothing saved", "shorten the text")
+        if isinstance(data, Response):
+            return data
         outcome = await run_in_threadpool(self.desk.perform, data)
         return JSONResponse(outcome.body, status_code=outcome.status)
 
     async def approve_many(self, request: Request) -> Response:
-        data = await _json_body(request)
-        items = data.get("items") if isinstance(data, dict) else None
-        outcome = await run_in_threadpool(self.desk.approve_many, items if isinstance(items, list) else [])
+        data = await _json_body(request, MAX_BULK_BODY, "nothing approved", "approve fewer papers at a time")
+        if isinstance(data, Response):
+            return data
+        items = data.get("items")
+        if not isinstance(items, list):
+            return JSONResponse({"error": 'nothing approved: expected {"items": [...]}'}, status_code=400)
+        outcome = await run_in_threadpool(self.desk.approve_many, items)
         return JSONResponse(outcome.body, status_code=outcome.status)
 
     async def mathjax_config(self, request: Request) -> Response:
@@ -181,16 +187,31 @@ def _pick_versions(request: Request, numbers: list[int]) -> tuple[int | None, in
     return numbers[-2], numbers[-1]
 
 
-async def _json_body(request: Request) -> Any:
+async def _json_body(request: Request, limit: int, nothing: str, advice: str) -> dict[str, Any] | Response:
+    """The body's JSON object, or the JSON error the page shows: over ``limit`` bytes, a 413 that says so.
+
+    Past the limit the body is read (up to 8 times the limit) but not kept.
+    """
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        return None  # a cross-site form cannot send JSON without asking first
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        return None
+        # A cross-site form cannot send JSON without asking first.
+        return JSONResponse({"error": f"{nothing}: expected a JSON request"}, status_code=400)
+    body, size = bytearray(), 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size <= limit:
+            body += chunk
+        elif size > 8 * limit:
+            break
+    if size > limit:
+        message = f"{nothing}: the request is over the desk's {limit // 1024} KB limit; {advice}"
+        return JSONResponse({"error": message}, status_code=413)
     try:
-        return json.loads(body)
+        data = json.loads(body)
     except ValueError:
-        return None
+        data = None
+    if not isinstance(data, dict):
+        return JSONResponse({"error": f"{nothing}: expected a JSON object"}, status_code=400)
+    return data
 
 
 def create_app(settings: Settings, venue_ids: list[str], *, mathjax_dir: Path | None) -> Starlette:

@@ -5,6 +5,9 @@
 (function () {
   const $ = (sel, root) => (root || document).querySelector(sel);
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  // The session's key: handed over once by the welcome page, kept in this origin's storage (no other port
+  // reads it, no request carries it unasked), sent with every change. The cookie alone changes nothing.
+  const KEY = "summarizer-desk-key";
 
   function say(text, kind) {
     const box = $("#message");
@@ -19,7 +22,7 @@
   async function post(url, payload) {
     const response = await fetch(url, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", "X-Desk-Key": localStorage.getItem(KEY) || "" },
       credentials: "same-origin",
       body: JSON.stringify(payload),
     });
@@ -155,6 +158,12 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    const welcome = $("meta[name=desk-key]");
+    if (welcome) {
+      localStorage.setItem(KEY, welcome.content);
+      location.replace($("meta[name=desk-next]").content);
+      return;
+    }
     const flash = sessionStorage.getItem("desk-flash");
     if (flash) { sessionStorage.removeItem("desk-flash"); say(flash, "ok"); }
     const main = $("#paper");
