@@ -397,7 +397,7 @@ def tokens_rows(res: Results, config: Path, real_pdfs: Path, server: FakeOpenAI)
         res.notes.append(
             f"Tokens: the whole request (system prompt, instructions, field list and paper text) was "
             f"{statistics.median(prompts):.0f} estimated tokens at the median, {max(prompts)} at most; the budget "
-            "applies to the paper text (`paper_input.model_input`), counted with `tokens.estimate_tokens`."
+            "applies to the paper text (`core.paper_text.model_input`), counted with `core.tokens.estimate_tokens`."
         )
     pdfs = sorted(real_pdfs.glob("*.pdf")) if real_pdfs.is_dir() else []
     if not pdfs:
@@ -463,15 +463,15 @@ cProfile, `python -X importtime`, gc callbacks and timestamps on the stand-in's 
   a last one at exit freeing them one by one (~0.25 s of every command). `cli.entry` now keeps the
   collector off through start-up, freezes start-up's objects once the work begins and everything at
   exit: from the last answer to the exit ~0.03 s.
-- **Cutting the model's input** (0.12 s): `model_input`'s binary search (then in `extract`, now in
-  `paper_input`) estimated tokens over prefixes of sections of up to 200,000 characters. A text of n
+- **Cutting the model's input** (0.12 s): `model_input`'s binary search (in `core.paper_text`)
+  estimated tokens over prefixes of sections of up to 200,000 characters. A text of n
   characters is at least n/4 tokens, so the search now reads only the first 4 × budget characters
   (the same cuts): 0.008 s.
 - **Imports a command does not use**: `--help` no longer imports pydantic, yaml or filelock, and no
   command imports `rich.progress` unless a bar is shown; `summarize` imports nothing of the site, the
-  fetcher or PDFs (`tests/test_throughput.py`). What is left is needed: ~0.5 s on a quiet machine, openai
+  fetcher or PDFs (`tests/cli/test_startup.py`). What is left is needed: ~0.5 s on a quiet machine, openai
   alone ~0.26 s (its package imports every API type).
-- **The review desk's suspicion checks** (0.4 s, added with the desk): each new version's warnings
+- **The review desk's warning checks** (`core.flags`) (0.4 s, added with the desk): each new version's warnings
   index the paper's text (~1–5 ms of CPU). Done after the answer, sixteen of them ran back to back each
   round before the next requests went out (request span 6.79 → 7.18 s). They now run in the thread
   that writes the answer, off the path to the next request (below).
