@@ -89,6 +89,15 @@ class HttpSettings(_Section):
     backoff_s: float = Field(2.0, ge=0)  # the first wait before a retry; each further wait doubles (at most 60 s)
 
 
+class ExtractSettings(_Section):
+    """Reading one PDF's text, in a worker process: bounds no real paper reaches, so a hostile file fails alone."""
+
+    max_pages: int = Field(300, ge=1)
+    max_chars: int = Field(2_000_000, ge=1_000)  # characters of text over the whole PDF
+    timeout_s: float = Field(60, gt=0)
+    memory_mb: int = Field(400, ge=200)  # the worker's address space (RLIMIT_AS), pymupdf and Python included
+
+
 class HotTopics(_Section):
     top_k: int = Field(3, ge=0)
     min_count: int = Field(2, ge=1)
@@ -208,6 +217,7 @@ class Settings(_Section):
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
     openreview: OpenReviewSettings = Field(default_factory=OpenReviewSettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
+    extract: ExtractSettings = Field(default_factory=ExtractSettings)
     site: SiteSettings = Field(default_factory=SiteSettings)
     paths: PathSettings = Field(default_factory=PathSettings)
     venues: list[Venue]

@@ -16,7 +16,7 @@ from summarizer.core.report import Report
 from summarizer.core.sanitize import clean_line, clean_text
 from summarizer.core.store import Store
 
-from .pdf_text import extract_pdf
+from .pdf_worker import PdfWorker
 from .sources.base import Entry
 
 
@@ -41,8 +41,10 @@ class FetchRun:
         bar: Bar,
         records: list[Record],
         source_type: str | None,
+        reader: PdfWorker,
     ):
         self.settings = settings
+        self.reader = reader  # the run's PDF text reader (a worker process, bounded per paper)
         self.store = store
         self.venue_id = venue_id
         self.bar = bar
@@ -111,7 +113,7 @@ class FetchRun:
         relative = cache.text_ref(sha)
         if read_paper_text(self.settings.cache_dir, relative) is None:
             try:
-                text = extract_pdf(cache.pdf(sha))
+                text = self.reader.extract(cache.pdf(sha))
             except FetchError as exc:
                 cache.pdf(sha).unlink(missing_ok=True)
                 record.fetch.pdf_sha256 = None

@@ -22,6 +22,7 @@ from summarizer.core.store import Store
 from .arxiv_api import ArxivAPI
 from .net import PoliteHTTP, host_pacer
 from .papers import FetchRun
+from .pdf_worker import PdfWorker
 from .resolve import resolve
 from .sources import gather
 from .sources.base import Entry, SourceContext
@@ -39,8 +40,9 @@ def fetch_venue(
     records = store.records(venue_id)
     gathered = gather(ctx, venue, records, limit)  # raises before any record changes
     source_type = venue.source.type if venue.source else None
-    with progress.bar(f"fetch {venue_id}", total=len(gathered.entries)) as bar:
-        run = FetchRun(settings, store, venue_id, bar, records, source_type)
+    reader = PdfWorker(settings.extract)  # started when a PDF is to be read, stopped with the run
+    with progress.bar(f"fetch {venue_id}", total=len(gathered.entries)) as bar, reader:
+        run = FetchRun(settings, store, venue_id, bar, records, source_type, reader)
         for key, n in gathered.counts.items():
             run.report.count(key, n)
         need_pdf = resolve(run, ctx, gathered.entries, match_arxiv=bool(venue.source and venue.source.match_arxiv))
@@ -54,8 +56,10 @@ def fetch_venue(
 
 
 def fetch_pdfs(ctx: SourceContext, run: FetchRun, records: list[Record]) -> None:
-    """Download what is missing (threads, at most pdf_concurrency), extract text here, one paper at a time."""
+    """Download what is missing (threads, at most pdf_concurrency); text read by the run's worker, a paper at a time."""
     cache = CacheLayout(ctx.settings.cache_dir)
+    if records:
+        run.reader.start()  # it loads pymupdf while the first PDFs download
     to_download: list[Record] = []
     for record in records:
         sha = record.fetch.pdf_sha256
