@@ -82,7 +82,8 @@ class HttpSettings(_Section):
 
     contact: str = ""  # an e-mail address for the User-Agent, so a host can reach you instead of blocking you
     min_interval_s: float = Field(1.0, ge=0)  # at most one request per host this often (listings, pages, PDFs)
-    timeout_s: float = Field(60, gt=0)
+    timeout_s: float = Field(60, gt=0)  # per read: connecting, and each wait for the next bytes
+    download_deadline_s: float = Field(300, gt=0)  # a whole download (a PDF, a listing), its retries included
     max_pdf_mb: float = Field(50, gt=0)
     pdf_concurrency: int = Field(2, ge=1, le=32)
     retry_attempts: int = Field(4, ge=1, le=20)  # tries per request, the first included
