@@ -112,7 +112,7 @@ def mark_missing(run: FetchRun, source_type: str, entries: list[Entry]) -> list[
             continue
         if record.source_missing_since is None:
             record.source_missing_since = now_iso()
-            run.store.save(record)
+            run.save(record)
         gone.append(record.id)
     if not gone:
         return []
@@ -126,4 +126,4 @@ def mark_abstract_only(run: FetchRun) -> None:
         if record.arxiv_id or record.fetch.pdf_url or record.fetch.text_path or not (record.abstract or "").strip():
             continue
         record.fetch.abstract_only = True
-        run.store.save(record)
+        run.save(record)
