@@ -26,6 +26,8 @@ from summarizer.core.config import ExtractSettings
 from summarizer.core.errors import FetchError
 from summarizer.core.paper_text import PaperText
 
+from .pdf_text import extract_pdf
+
 START_S = 60.0  # a worker not ready (interpreter, pymupdf) after this long will not be
 MAX_ANSWER_BYTES = 64 << 20  # an answer is the sections, cut well below this
 # The worker imports what the parent imported: its sys.path is the parent's (as multiprocessing's spawn does).
@@ -147,7 +149,6 @@ def serve() -> None:
     answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
     os.dup2(2, 1)  # whatever else prints goes where stderr goes (nowhere): stdout is for answers only
     _limit_memory(int(sys.argv[1]) << 20)
-    from .pdf_text import extract_pdf
 
     def send(answer: dict[str, Any]) -> None:
         answers.write(json.dumps(answer, ensure_ascii=False) + "\n")
@@ -173,7 +174,7 @@ def serve() -> None:
 
 def _limit_memory(limit: int) -> None:
     """RLIMIT_AS, soft and hard (nothing in the worker can raise it again); POSIX, enforced by Linux."""
-    import resource
+    import resource  # POSIX only, and the worker's alone
 
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     if hard != resource.RLIM_INFINITY:
