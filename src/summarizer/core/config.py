@@ -82,11 +82,21 @@ class HttpSettings(_Section):
 
     contact: str = ""  # an e-mail address for the User-Agent, so a host can reach you instead of blocking you
     min_interval_s: float = Field(1.0, ge=0)  # at most one request per host this often (listings, pages, PDFs)
-    timeout_s: float = Field(60, gt=0)
+    timeout_s: float = Field(60, gt=0)  # per read: connecting, and each wait for the next bytes
+    download_deadline_s: float = Field(300, gt=0)  # a whole download (a PDF, a listing), its retries included
     max_pdf_mb: float = Field(50, gt=0)
     pdf_concurrency: int = Field(2, ge=1, le=32)
     retry_attempts: int = Field(4, ge=1, le=20)  # tries per request, the first included
     backoff_s: float = Field(2.0, ge=0)  # the first wait before a retry; each further wait doubles (at most 60 s)
+
+
+class ExtractSettings(_Section):
+    """Reading one PDF's text, in a worker process: bounds no real paper reaches, so a hostile file fails alone."""
+
+    max_pages: int = Field(300, ge=1)
+    max_chars: int = Field(2_000_000, ge=1_000)  # characters of text over the whole PDF
+    timeout_s: float = Field(60, gt=0)
+    memory_mb: int = Field(400, ge=200)  # the worker's address space (RLIMIT_AS), pymupdf and Python included
 
 
 class HotTopics(_Section):
@@ -208,6 +218,7 @@ class Settings(_Section):
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
     openreview: OpenReviewSettings = Field(default_factory=OpenReviewSettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
+    extract: ExtractSettings = Field(default_factory=ExtractSettings)
     site: SiteSettings = Field(default_factory=SiteSettings)
     paths: PathSettings = Field(default_factory=PathSettings)
     venues: list[Venue]

@@ -54,3 +54,9 @@ def unsafe_tex_commands(text: str) -> list[str]:
         if command not in found:
             found.append(command)
     return found
+
+
+def without_unsafe_tex(text: str) -> str:
+    """``text`` with the backslash of each unsafe command dropped (``\\href{…}`` → ``href{…}``): the words stay,
+    nothing can make a link.  For text from a source, which is kept; a person's text is refused instead."""
+    return _UNSAFE.sub(lambda m: m.group(0)[: -len(m.group(1)) - 1] + m.group(1), text)

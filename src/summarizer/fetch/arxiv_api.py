@@ -23,7 +23,7 @@ from summarizer.core.errors import ArxivUnavailable
 from summarizer.core.ids import is_arxiv_id, normalize_title, strip_version
 from summarizer.core.pacing import HostPacer
 
-from .net import RETRY_STATUSES, host_pacer, retry_policy, transient
+from .net import RETRY_STATUSES, Deadline, DeadlineAdapter, host_pacer, retry_policy, transient
 
 BATCH_SIZE = 100  # ids per API request (arXiv's advice)
 TITLE_SEARCH_RESULTS = 10
@@ -52,21 +52,34 @@ def title_query(title: str) -> str:
 
 
 class _PacedSession(requests.Session):
-    """The arxiv client's session: every request waits its turn on the pacer and gets a timeout (the package sets none).
+    """The arxiv client's session: every request waits its turn on the pacer and gets a timeout (the package sets
+    none) and ``http.download_deadline_s`` (past it: ``ArxivUnavailable``, not retried).
 
     Pacing here, not around ``results()``, covers every request the client makes, also a further
     page it asks for when arXiv answers a short one.
     """
 
-    def __init__(self, timeout: float, pacer: HostPacer):
+    def __init__(self, timeout: float, pacer: HostPacer, deadline_s: float):
         super().__init__()
         self.timeout = timeout
         self.pacer = pacer
+        self.deadline_s = deadline_s
+        for scheme in ("http://", "https://"):
+            self.mount(scheme, DeadlineAdapter())
 
     def request(self, method: str | bytes, url: str | bytes, *args: Any, **kwargs: Any) -> requests.Response:
         self.pacer.wait(url.decode() if isinstance(url, bytes) else url)
         kwargs.setdefault("timeout", self.timeout)
-        return super().request(method, url, *args, **kwargs)
+        deadline = Deadline(self.deadline_s, "the arXiv API request")
+        try:
+            with deadline:
+                return super().request(method, url, *args, **kwargs)
+        except requests.RequestException as exc:
+            if deadline.passed():
+                raise ArxivUnavailable(deadline.reason) from exc
+            raise
+        finally:
+            deadline.close()
 
 
 class ArxivAPI:
@@ -80,7 +93,9 @@ class ArxivAPI:
         # policy retries them, so the package's own delay and retries are off.
         self.client = arxiv.Client(page_size=BATCH_SIZE, delay_seconds=0, num_retries=0)
         self.client.query_url_format = settings.arxiv.api_url + "?{}"
-        self.client._session = _PacedSession(settings.http.timeout_s, pacer or host_pacer(settings))
+        self.client._session = _PacedSession(
+            settings.http.timeout_s, pacer or host_pacer(settings), settings.http.download_deadline_s
+        )
         self.retry = retry_policy(settings.http)
         self.requests = 0
 

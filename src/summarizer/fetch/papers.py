@@ -5,6 +5,7 @@ paper, and how a paper's outcome (fetched, cached, failed) reaches its record, t
 from __future__ import annotations
 
 from summarizer.core import limits
+from summarizer.core.bounds import fit_oneline, fit_record, fit_title
 from summarizer.core.cache_layout import CacheLayout
 from summarizer.core.config import Settings
 from summarizer.core.errors import FetchError
@@ -16,7 +17,7 @@ from summarizer.core.report import Report
 from summarizer.core.sanitize import clean_line, clean_text
 from summarizer.core.store import Store
 
-from .pdf_text import extract_pdf
+from .pdf_worker import PdfWorker
 from .sources.base import Entry
 
 
@@ -41,8 +42,10 @@ class FetchRun:
         bar: Bar,
         records: list[Record],
         source_type: str | None,
+        reader: PdfWorker,
     ):
         self.settings = settings
+        self.reader = reader  # the run's PDF text reader (a worker process, bounded per paper)
         self.store = store
         self.venue_id = venue_id
         self.bar = bar
@@ -55,14 +58,12 @@ class FetchRun:
     def record(self, paper_id: str, entry: Entry, title: str | None = None) -> Record:
         record = self.records.get(paper_id)
         if record is None:
-            record = Record(
-                venue=self.venue_id, id=paper_id, title=clean_line(title or entry.title or entry.line)[: limits.TITLE]
-            )
+            record = Record(venue=self.venue_id, id=paper_id, title=fit_title(title or entry.title or entry.line))
             self.records[paper_id] = record
         if self.source_type is not None:  # a source-less venue's records keep what they had
             record.source_entry = entry.line
             record.source_type = entry.source_type or self.source_type
-            record.source_id = entry.source_id or entry.arxiv_id or entry.line
+            record.source_id = fit_oneline(entry.source_id or entry.arxiv_id or entry.line, limits.SOURCE_ID)
             record.source_missing_since = None
         return record
 
@@ -85,6 +86,10 @@ class FetchRun:
             self.store.delete(self.venue_id, stale.id)
             del self.records[stale.id]
 
+    def save(self, record: Record) -> None:
+        """Every save of the stage: the record's metadata fitted to the rules import checks first (``core.bounds``)."""
+        self.store.save(fit_record(record))
+
     def fail(self, record: Record, reason: str) -> None:
         if record.abstract:
             record.fetch.abstract_only = True
@@ -92,13 +97,13 @@ class FetchRun:
         if record.fetch.text_path and not text_readable(self.settings, record.fetch.text_path):
             record.fetch.text_path = None
         record.fail("fetch", reason)
-        self.store.save(record)
+        self.save(record)
         self.report.fail(record.id, reason)
         self.report.count("failed")
         self.bar.advance(record.id)
 
     def cached(self, record: Record) -> None:
-        self.store.save(record)  # a source's metadata may have changed (a tier, a fixed title): no-op otherwise
+        self.save(record)  # a source's metadata may have changed (a tier, a fixed title): no-op otherwise
         self.report.count("cached")
         self.bar.advance(record.id)
 
@@ -111,7 +116,7 @@ class FetchRun:
         relative = cache.text_ref(sha)
         if read_paper_text(self.settings.cache_dir, relative) is None:
             try:
-                text = extract_pdf(cache.pdf(sha))
+                text = self.reader.extract(cache.pdf(sha))
             except FetchError as exc:
                 cache.pdf(sha).unlink(missing_ok=True)
                 record.fetch.pdf_sha256 = None
@@ -125,7 +130,7 @@ class FetchRun:
         record.fetch.abstract_only = False
         record.fetch.fetched_at = now_iso()
         record.clear_failure("fetch")
-        self.store.save(record)
+        self.save(record)
         self.report.count("fetched")
         self.bar.advance(record.id)
         return None

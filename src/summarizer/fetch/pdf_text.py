@@ -1,9 +1,9 @@
 """Text stage: a paper's PDF → its sections (title, abstract, introduction, conclusion, rest).
 
-It knows nothing of settings, records or the cache: ``extract_pdf`` (bytes or path →
-``PaperText``; raises ``FetchError`` with a plain reason for encrypted, damaged or image-only
-PDFs) is all the fetch stage calls; ``core.cache_layout`` says where the result is kept and
-``core.paper_text`` what of it the model reads.
+It knows nothing of records or the cache: ``extract_pdf`` (bytes or path → ``PaperText``;
+raises ``FetchError`` with a plain reason for encrypted, damaged or image-only PDFs, and past the
+pages or characters it is given) is all ``pdf_worker`` calls, in a process of its own;
+``core.cache_layout`` says where the result is kept and ``core.paper_text`` what of it the model reads.
 
 Sections are found on pymupdf's text blocks (plain text extraction, ligatures
 expanded, line-end hyphens joined, spacing accents such as ``Teˇsanovi´c``
@@ -32,18 +32,7 @@ MAX_REST_CHARS = 200_000
 
 _LIGATURES = str.maketrans({"ﬀ": "ff", "ﬁ": "fi", "ﬂ": "fl", "ﬃ": "ffi", "ﬄ": "ffl", "ﬅ": "st", "ﬆ": "st"})
 # LaTeX accents that text extraction leaves as a spacing character before the letter: ``Teˇsanovi´c``.
-_SPACING_ACCENTS = {
-    "´": "\u0301",
-    "ˇ": "\u030c",
-    "¨": "\u0308",
-    "˜": "\u0303",
-    "ˆ": "\u0302",
-    "˘": "\u0306",
-    "˙": "\u0307",
-    "˝": "\u030b",
-    "¯": "\u0304",
-    "˚": "\u030a",
-}
+_SPACING_ACCENTS = dict(zip("´ˇ¨˜ˆ˘˙˝¯˚", "\u0301\u030c\u0308\u0303\u0302\u0306\u0307\u030b\u0304\u030a", strict=True))
 _ACCENT_BEFORE_LETTER = re.compile("([" + "".join(_SPACING_ACCENTS) + r"])\s?([^\W\d_])")
 _HYPHEN_BREAK = re.compile(r"(\S*?)([A-Za-z])-\n([a-z])")
 _ARXIV_STAMP = re.compile(r"^arXiv:\d{4}\.\d{4,5}|^arXiv:[a-z-]+/\d{7}")
@@ -166,7 +155,7 @@ def _is_noise(text: str) -> bool:
     return not (_is_prose(text) or (_CAPTION.match(text) is not None and len(text) >= 25))
 
 
-def _open(source: bytes | Path):  # type: ignore[no-untyped-def]
+def _open(source: bytes | Path, max_pages: int | None):  # type: ignore[no-untyped-def]
     import pymupdf
 
     pymupdf.TOOLS.mupdf_display_errors(False)
@@ -177,19 +166,34 @@ def _open(source: bytes | Path):  # type: ignore[no-untyped-def]
         else:
             doc = pymupdf.open(stream=source, filetype="pdf")
     except Exception as exc:
+        _raise_if_out_of_memory(exc)
         raise FetchError(f"the PDF is damaged and cannot be opened ({_short(exc)})") from None
+    problem = None
     if doc.needs_pass:
+        problem = "the PDF is encrypted (it needs a password to open)"
+    elif doc.page_count == 0:
+        problem = "the PDF is damaged: it has no pages"
+    elif max_pages is not None and doc.page_count > max_pages:
+        problem = f"the PDF has {doc.page_count} pages, more than the {max_pages} read (extract.max_pages)"
+    if problem:
         doc.close()
-        raise FetchError("the PDF is encrypted (it needs a password to open)")
-    if doc.page_count == 0:
-        doc.close()
-        raise FetchError("the PDF is damaged: it has no pages")
+        raise FetchError(problem)
     return doc
 
 
-def _short(exc: Exception) -> str:
+def _short(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return text[:120]
+
+
+# MuPDF reports an allocation the address-space limit refused as "code=2: malloc (…) failed".
+_NO_MEMORY = re.compile(r"\b(?:malloc|calloc|realloc)\b.*\bfailed|out of memory", re.I)
+
+
+def _raise_if_out_of_memory(exc: BaseException) -> None:
+    """Running out of memory is the reader's limit, not a damaged PDF: it leaves as a MemoryError."""
+    if isinstance(exc, MemoryError) or _NO_MEMORY.search(str(exc)):
+        raise MemoryError(_short(exc)) from None
 
 
 def _title_from_first_page(page) -> str:  # type: ignore[no-untyped-def]
@@ -216,23 +220,27 @@ def _title_from_first_page(page) -> str:  # type: ignore[no-untyped-def]
     return normalize_pdf_text("\n".join(picked))[:300]
 
 
-def _read(source: bytes | Path) -> _Doc:
+def _read(source: bytes | Path, max_pages: int | None = None, max_chars: int | None = None) -> _Doc:
     import pymupdf
 
-    doc = _open(source)
+    doc = _open(source, max_pages)
     flags = (pymupdf.TEXTFLAGS_TEXT & ~pymupdf.TEXT_PRESERVE_LIGATURES) | pymupdf.TEXT_MEDIABOX_CLIP
     out = _Doc(pages=doc.page_count)
+    chars = 0
     try:
         for number, page in enumerate(doc):
             if number == 0:
                 out.title = _title_from_first_page(page)
             for block in page.get_text("blocks", flags=flags):
-                if block[6] != 0:  # an image block
-                    continue
-                out.units.extend(_split_block(block[4], number))
+                if block[6] == 0:  # not an image block
+                    out.units.extend(_split_block(block[4], number))
+                    chars += len(block[4])
+            if max_chars is not None and chars > max_chars:
+                raise FetchError(f"the PDF has more than {max_chars:,} characters of text (extract.max_chars)")
     except FetchError:
         raise
     except Exception as exc:
+        _raise_if_out_of_memory(exc)
         raise FetchError(f"the PDF is damaged: text extraction failed ({_short(exc)})") from None
     finally:
         doc.close()
@@ -375,9 +383,10 @@ def split_sections(doc: _Doc) -> PaperText:
     )
 
 
-def extract_pdf(source: bytes | Path) -> PaperText:
-    """A PDF's sections; ``FetchError`` (with a reason) when it is encrypted, damaged or has no text."""
-    doc = _read(source)
+def extract_pdf(source: bytes | Path, *, max_pages: int | None = None, max_chars: int | None = None) -> PaperText:
+    """A PDF's sections; ``FetchError`` (with a reason) when it is encrypted, damaged, has no text, or has more
+    pages or characters than allowed; ``MemoryError`` when reading it needs more memory than the process may have."""
+    doc = _read(source, max_pages, max_chars)
     chars = sum(len(u.text) for u in doc.units)
     if chars < MIN_TEXT_CHARS:
         raise FetchError(f"the PDF has no text layer (scanned or image-only; {chars} characters of text)")

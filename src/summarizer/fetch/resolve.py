@@ -10,6 +10,7 @@ from __future__ import annotations
 import arxiv
 
 from summarizer.core import limits
+from summarizer.core.bounds import fit_names, fit_text, fit_title, fit_url
 from summarizer.core.errors import ArxivUnavailable, FetchError
 from summarizer.core.ids import normalize_title, record_id
 from summarizer.core.records import Record, now_iso
@@ -24,16 +25,20 @@ SHORT_TITLE_WORDS = 5  # below this many words a title match also needs the firs
 
 
 def apply_arxiv(record: Record, result: arxiv.Result, entry: Entry) -> None:
-    """arXiv's metadata → the record (cleaned: controls out, one-line fields on one line)."""
-    record.title = clean_line(result.title)[: limits.TITLE] or record.title
-    record.authors = [clean_line(a.name)[: limits.AUTHOR] for a in result.authors][: limits.AUTHORS]
-    record.abstract = clean_line(result.summary) or None
+    """arXiv's metadata → the record (cleaned and fitted: ``core.bounds``)."""
+    record.title = fit_title(result.title) or record.title
+    record.authors = fit_names([a.name for a in result.authors])
+    record.abstract = _abstract(result)
     record.categories = list(result.categories)
     record.comment = clean_line(result.comment or "") or None
     record.arxiv_id = result.get_short_id()
     if entry.url and not record.url:
-        record.url = entry.url
+        record.url = fit_url(entry.url)
     record.fetch.pdf_url = entry.pdf_url or result.pdf_url or f"https://arxiv.org/pdf/{record.arxiv_id}"
+
+
+def _abstract(result: arxiv.Result) -> str | None:
+    return fit_text(clean_line(result.summary), limits.ABSTRACT)
 
 
 def apply_native(record: Record, entry: Entry) -> None:
@@ -41,7 +46,7 @@ def apply_native(record: Record, entry: Entry) -> None:
     record.title = entry.title or record.title
     record.authors = entry.authors or record.authors
     record.abstract = entry.abstract or record.abstract
-    record.url = entry.url or record.url
+    record.url = entry.url or record.url  # a native entry's fields are fitted (native_entry)
     record.fetch.pdf_url = entry.pdf_url or record.fetch.pdf_url
     record.tier = entry.tier
     record.venue_label = entry.venue_label
@@ -86,7 +91,7 @@ def _native(run: FetchRun, ctx: SourceContext, entry: Entry, match_arxiv: bool) 
     if not record.abstract and entry.abstract_from is not None:
         run.bar.show("abstracts")
         try:
-            record.abstract = clean_line(entry.abstract_from(http) or "")[: limits.ABSTRACT] or None
+            record.abstract = fit_text(clean_line(entry.abstract_from(http) or ""), limits.ABSTRACT)
         except FetchError as exc:
             run.report.warn(f"{run.venue_id}/{record.id}: abstract page skipped ({exc.reason})")
     if match_arxiv:
@@ -117,8 +122,8 @@ def _match_arxiv(api: ArxivAPI, record: Record, report: Report) -> None:
     if len(normalize_title(record.title).split()) < SHORT_TITLE_WORDS and not _same_first_author(record, result):
         return  # a short title alone is too weak: a doubtful match is no match
     record.arxiv_id = result.get_short_id()
-    record.abstract = record.abstract or clean_line(result.summary) or None
-    record.authors = record.authors or [clean_line(a.name) for a in result.authors]
+    record.abstract = record.abstract or _abstract(result)
+    record.authors = record.authors or fit_names([a.name for a in result.authors])
     record.categories = list(result.categories)
     record.comment = clean_line(result.comment or "") or None
 
@@ -153,8 +158,8 @@ def _triage(
         if here == "arxiv result" and entry.meta is not None:
             apply_arxiv(record, entry.meta, entry)
         elif here == "its own PDF":
-            record.title = clean_line(entry.title or record.title)[: limits.TITLE]
-            record.url = entry.url or record.url
+            record.title = fit_title(entry.title or record.title)
+            record.url = fit_url(entry.url) or record.url
             record.fetch.pdf_url = entry.pdf_url
         need_pdf.append(record)
 

@@ -22,6 +22,7 @@ from summarizer.core.store import Store
 from .arxiv_api import ArxivAPI
 from .net import PoliteHTTP, host_pacer
 from .papers import FetchRun
+from .pdf_worker import PdfWorker
 from .resolve import resolve
 from .sources import gather
 from .sources.base import Entry, SourceContext
@@ -39,8 +40,9 @@ def fetch_venue(
     records = store.records(venue_id)
     gathered = gather(ctx, venue, records, limit)  # raises before any record changes
     source_type = venue.source.type if venue.source else None
-    with progress.bar(f"fetch {venue_id}", total=len(gathered.entries)) as bar:
-        run = FetchRun(settings, store, venue_id, bar, records, source_type)
+    reader = PdfWorker(settings.extract)  # started when a PDF is to be read, stopped with the run
+    with progress.bar(f"fetch {venue_id}", total=len(gathered.entries)) as bar, reader:
+        run = FetchRun(settings, store, venue_id, bar, records, source_type, reader)
         for key, n in gathered.counts.items():
             run.report.count(key, n)
         need_pdf = resolve(run, ctx, gathered.entries, match_arxiv=bool(venue.source and venue.source.match_arxiv))
@@ -54,8 +56,10 @@ def fetch_venue(
 
 
 def fetch_pdfs(ctx: SourceContext, run: FetchRun, records: list[Record]) -> None:
-    """Download what is missing (threads, at most pdf_concurrency), extract text here, one paper at a time."""
+    """Download what is missing (threads, at most pdf_concurrency); text read by the run's worker, a paper at a time."""
     cache = CacheLayout(ctx.settings.cache_dir)
+    if records:
+        run.reader.start()  # it loads pymupdf while the first PDFs download
     to_download: list[Record] = []
     for record in records:
         sha = record.fetch.pdf_sha256
@@ -108,7 +112,7 @@ def mark_missing(run: FetchRun, source_type: str, entries: list[Entry]) -> list[
             continue
         if record.source_missing_since is None:
             record.source_missing_since = now_iso()
-            run.store.save(record)
+            run.save(record)
         gone.append(record.id)
     if not gone:
         return []
@@ -122,4 +126,4 @@ def mark_abstract_only(run: FetchRun) -> None:
         if record.arxiv_id or record.fetch.pdf_url or record.fetch.text_path or not (record.abstract or "").strip():
             continue
         record.fetch.abstract_only = True
-        run.store.save(record)
+        run.save(record)

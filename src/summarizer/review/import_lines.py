@@ -6,26 +6,24 @@ One paper a line::
      "arxiv_id"?, "authors"?, "abstract"?, "note"?, "pending"?, "source_type"?, "source_id"?, "tier"?}
 
 Imported text is human text: hard errors only for what cannot be published safely or placed,
-everything else is a warning kept with the version.  Every bound is ``core.limits``'s, the same
-as a fetched record's, so an export always imports again.
+everything else is a warning kept with the version.  Every bound and rule is
+``core.bounds``'s check, the one a fetched record is fitted to, so an export always imports again.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from summarizer.core import limits
+from summarizer.core.bounds import check_names, check_oneline, check_text, check_title, check_url
 from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected
 from summarizer.core.ids import is_safe_paper_id, parse_arxiv_id, record_id, strip_version
 from summarizer.core.rules import check_human_summary
-from summarizer.core.sanitize import clean_line, clean_text
-from summarizer.core.unsafe_tex import unsafe_tex_commands
 from summarizer.core.wording import validation_problems
 
 IGNORED_KEYS = ("error",)  # a rejected file's reason: a fixed rejected file imports as it is
@@ -79,49 +77,22 @@ class ImportLine(BaseModel):
     @field_validator(*SOURCE_KEYS)
     @classmethod
     def _provenance(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        value = clean_line(value)
-        if len(value) > limits.SOURCE_ID:
-            raise ValueError(f"{len(value)} characters (at most {limits.SOURCE_ID})")
-        return value or None
+        return check_oneline(value, limits.SOURCE_ID)
 
     @field_validator("title")
     @classmethod
     def _title(cls, value: str) -> str:
-        value = clean_line(value)
-        if not value:
-            raise ValueError("the title is empty")
-        if len(value) > limits.TITLE:
-            raise ValueError(f"{len(value)} characters (at most {limits.TITLE})")
-        unsafe = unsafe_tex_commands(value)
-        if unsafe:
-            raise ValueError(f"unsafe TeX {', '.join(unsafe)}")
-        return value
+        return check_title(value)
 
     @field_validator("authors")
     @classmethod
     def _authors(cls, value: list[str] | None) -> list[str] | None:
-        if value is None:
-            return None
-        names = [name for name in map(clean_line, value) if name]
-        if len(names) > limits.AUTHORS:
-            raise ValueError(f"{len(names)} names (at most {limits.AUTHORS})")
-        long = next((name for name in names if len(name) > limits.AUTHOR), None)
-        if long is not None:
-            raise ValueError(f"a name of {len(long)} characters (at most {limits.AUTHOR})")
-        return names
+        return check_names(value)
 
     @field_validator("abstract", "note")
     @classmethod
     def _multiline(cls, value: str | None, info: Any) -> str | None:
-        if value is None:
-            return None
-        value = clean_text(value).strip()
-        limit = limits.ABSTRACT if info.field_name == "abstract" else limits.REVIEW_NOTE
-        if len(value) > limit:
-            raise ValueError(f"{len(value)} characters (at most {limit})")
-        return value
+        return check_text(value, limits.ABSTRACT if info.field_name == "abstract" else limits.REVIEW_NOTE)
 
     @field_validator("arxiv_id")
     @classmethod
@@ -145,12 +116,7 @@ class ImportLine(BaseModel):
     @field_validator("url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value in (None, ""):
-            return None
-        value = value.strip()
-        if len(value) > limits.URL or not re.match(r"^https?://\S+\Z", value, re.IGNORECASE):
-            raise ValueError(f"not an http(s) URL: {shown(value)}")
-        return value
+        return check_url(value)
 
     @model_validator(mode="after")
     def _arxiv_url_is_an_arxiv_id(self) -> ImportLine:

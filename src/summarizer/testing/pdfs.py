@@ -13,6 +13,7 @@ from __future__ import annotations
 import html
 import io
 import random
+import zlib
 from collections.abc import Sequence
 
 _FILLER = (
@@ -137,3 +138,73 @@ def image_only_pdf(title: str = "A Scanned Paper", abstract: str = "Only pixels 
     out.close()
     source.close()
     return bytes(data)
+
+
+# -- hostile PDFs: small files that are expensive to read -------------------------------------------
+
+
+def _raw_pdf(objects: Sequence[bytes]) -> bytes:
+    """A PDF of the given objects (object 1 is the catalog), with its cross-reference table."""
+    out = bytearray(b"%PDF-1.7\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def _text_ops(lines: int) -> bytes:
+    return b"".join(
+        b"BT /F1 9 Tf %d %d Td (line %d of a page that says the same thing over and over) Tj ET\n"
+        % (72 + i % 40, 60 + (i * 12) % 680, i)
+        for i in range(lines)
+    )
+
+
+def _flate(unit: bytes, total: int) -> bytes:
+    """``unit`` repeated to ``total`` bytes, compressed piece by piece (the whole is never in memory)."""
+    compressor = zlib.compressobj(9)
+    block = unit * max(1, (1 << 20) // len(unit))
+    parts = [compressor.compress(block) for _ in range(total // len(block) + 1)]
+    return b"".join([*parts, compressor.flush()])
+
+
+_FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
+
+
+def inflating_pdf(inflated_mb: int) -> bytes:
+    """One page whose Flate content stream inflates to ``inflated_mb`` MB of text operators (a file ~1/140 of it)."""
+    stream = _flate(_text_ops(200), inflated_mb << 20)
+    return _raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
+            b"/Contents 5 0 R >>",
+            _FONT,
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        ]
+    )
+
+
+def many_pages_pdf(pages: int, lines: int = 50) -> bytes:
+    """``pages`` pages sharing one content stream of ``lines`` lines of text: a small file, slow to read whole."""
+    stream = _text_ops(lines)
+    kids = b" ".join(b"%d 0 R" % (5 + i) for i in range(pages))
+    page = (
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+        b"/Contents 4 0 R >>"
+    )
+    return _raw_pdf(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, pages),
+            _FONT,
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+            *([page] * pages),
+        ]
+    )

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import arxiv
 
 from summarizer.core import limits
+from summarizer.core.bounds import fit_names, fit_oneline, fit_text, fit_title, fit_url
 from summarizer.core.ids import record_id
-from summarizer.core.sanitize import clean_line, clean_text
 
 if TYPE_CHECKING:
     from summarizer.core.config import Settings
@@ -73,27 +73,22 @@ def native_entry(
     venue_label: str | None = None,
     arxiv_id: str | None = None,
 ) -> Entry:
-    """An entry from a source's own metadata; every text cleaned and bounded on the way in."""
-    names = [clean_line(a)[: limits.AUTHOR] for a in authors or [] if clean_line(a)]
-    text = clean_text(abstract or "").strip()
+    """An entry from a source's own metadata; every text cleaned and fitted on the way in (``core.bounds``)."""
+    text = fit_text(abstract, limits.ABSTRACT)
+    source_id = fit_oneline(source_id, limits.SOURCE_ID) or ""
     return Entry(
-        line=f"{source_type}:{clean_line(source_id)[: limits.SOURCE_ID]}",
-        title=clean_line(title)[: limits.TITLE] or None,
-        authors=names[: limits.AUTHORS],
-        abstract=re.sub(r"[ \t]+", " ", text)[: limits.ABSTRACT] or None,
-        url=_url(url),
-        pdf_url=_url(pdf_url),
+        line=f"{source_type}:{source_id}",
+        title=fit_title(title) or None,
+        authors=fit_names(authors or []),
+        abstract=re.sub(r"[ \t]+", " ", text).strip() if text else None,
+        url=fit_url(url),
+        pdf_url=fit_url(pdf_url),
         source_type=source_type,
-        source_id=clean_line(source_id)[: limits.SOURCE_ID],
-        tier=tier,
-        venue_label=clean_line(venue_label or "")[: limits.SOURCE_ID] or None,
+        source_id=source_id,
+        tier=fit_oneline(tier, limits.SOURCE_ID),
+        venue_label=fit_oneline(venue_label, limits.SOURCE_ID),
         arxiv_id=arxiv_id,
     )
-
-
-def _url(value: str | None) -> str | None:
-    value = clean_line(value or "")
-    return value if value.startswith(("https://", "http://")) and len(value) <= limits.URL else None
 
 
 _TIERS = (

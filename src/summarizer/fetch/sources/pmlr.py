@@ -3,20 +3,20 @@
 ``source: {type: pmlr, volume: 267}`` reads ``https://proceedings.mlr.press/v267/assets/bib/citeproc.yaml``
 (or ``url:`` for another copy).  Each entry has ``id``, ``title``, ``abstract``,
 ``author[{given, family}]``, ``URL`` (the abstract page) and ``PDF``.  Some volumes hold stray
-control characters, which YAML refuses: they are removed before parsing.
+control characters, which YAML refuses: they are removed before parsing.  The file is read as
+plain data (``plain_data.load_yaml``): anchors, aliases and tags are refused.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import yaml
-
 from summarizer.core.config import PmlrSource
 from summarizer.core.errors import FetchError, SourceError
 from summarizer.core.sanitize import clean_text
 
 from .base import Entry, Gathered, SourceContext, native_entry
+from .plain_data import load_yaml
 
 CITEPROC = "https://proceedings.mlr.press/v{volume}/assets/bib/citeproc.yaml"
 
@@ -31,10 +31,7 @@ def gather(ctx: SourceContext, source: PmlrSource, limit: int | None) -> Gathere
 
 
 def parse_citeproc(text: str, where: str = "citeproc.yaml") -> list[Entry]:
-    try:
-        data = yaml.safe_load(clean_text(text))
-    except yaml.YAMLError as exc:
-        raise SourceError(f"{where} is not valid YAML ({type(exc).__name__})") from exc
+    data = load_yaml(clean_text(text), where)  # plain data only: no aliases, no tags
     if not isinstance(data, list):
         raise SourceError(f"{where} is not a CSL-YAML list of papers")
     return [_entry(item) for item in data if isinstance(item, dict) and item.get("id") and item.get("title")]

@@ -9,7 +9,6 @@ its highest tier.  Undocumented, so read defensively: rows without a title are s
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -18,6 +17,7 @@ from summarizer.core.config import VirtualSiteSource
 from summarizer.core.errors import FetchError, SourceError
 
 from .base import Entry, Gathered, SourceContext, dig, native_entry, tier_of
+from .plain_data import load_json
 
 MAX_PAGES = 50
 RANK = {"oral": 0, "spotlight": 1, "highlight": 2, "poster": 3, None: 4}
@@ -31,7 +31,7 @@ def gather(ctx: SourceContext, source: VirtualSiteSource, limit: int | None) -> 
         if not url:
             break
         try:
-            data = json.loads(ctx.http.get_bytes(url))
+            data = load_json(ctx.http.get_bytes(url), url)
         except (ValueError, UnicodeDecodeError) as exc:
             raise SourceError(f"{url} did not answer JSON (the virtual site may have moved)") from exc
         except FetchError as exc:
