@@ -47,3 +47,23 @@ def write_venue(project: Project, n: int = N) -> Store:
             record.fetch = FetchState(abstract_only=True)
         store.save(record)
     return store
+
+
+def abstract_title(i: int) -> str:
+    return f"Paper {i:03d}: Sparse Attention for LLM Pretraining"
+
+
+def write_abstract_venue(project: Project, n: int, venue: str = VENUE) -> Store:
+    """n papers known from their arXiv abstracts (fetched, abstract only): what the batch tests start from."""
+    store = project.store()
+    for i in range(n):
+        record = Record(
+            venue=venue,
+            id=f"2601.{i:05d}",
+            title=abstract_title(i),
+            arxiv_id=f"2601.{i:05d}",
+            abstract=f"We study sparse attention for LLM pretraining (paper {i}). It cuts compute by 40%.",
+            fetch=FetchState(abstract_only=True),
+        )
+        store.save(record)
+    return store

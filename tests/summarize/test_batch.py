@@ -15,7 +15,9 @@ import pytest
 import summarizer.summarize.batch as batch
 import summarizer.summarize.batch_collect as batch_collect
 from conftest import Project, RunCli, start_summarizer
-from summarizer.core.records import FetchState, Record
+from fetched_venue import abstract_title as title
+from fetched_venue import write_abstract_venue
+from summarizer.core.records import Record
 from summarizer.core.store import Store
 from summarizer.summarize.batch import summarize_venue_batch
 from summarizer.summarize.batch_api import BatchAPI, BatchLimits
@@ -41,24 +43,8 @@ def configure(project: Project, server: FakeOpenAI, **llm_settings: object) -> N
     project.write_config(llm=values)
 
 
-def title(i: int) -> str:
-    return f"Paper {i:03d}: Sparse Attention for LLM Pretraining"
-
-
 def write_venue(project: Project, n: int = N) -> Store:
-    """n papers known from their arXiv abstracts (fetched, abstract only)."""
-    store = project.store()
-    for i in range(n):
-        record = Record(
-            venue=VENUE,
-            id=f"2601.{i:05d}",
-            title=title(i),
-            arxiv_id=f"2601.{i:05d}",
-            abstract=f"We study sparse attention for LLM pretraining (paper {i}). It cuts compute by 40%.",
-            fetch=FetchState(abstract_only=True),
-        )
-        store.save(record)
-    return store
+    return write_abstract_venue(project, n)
 
 
 def summarized(project: Project) -> list[Record]:

@@ -12,7 +12,9 @@ import openai
 import pytest
 
 from conftest import Project, RunCli
-from summarizer.core.records import FetchState, Record
+from fetched_venue import abstract_title as title
+from fetched_venue import write_abstract_venue
+from summarizer.core.records import Record
 from summarizer.core.store import Store
 from summarizer.summarize.batch_api import BatchAPI
 from summarizer.summarize.batch_collect import Collect, collect
@@ -34,23 +36,8 @@ def configure(project: Project, server: FakeOpenAI, **llm_settings: object) -> N
     project.write_config(llm=values)
 
 
-def title(i: int) -> str:
-    return f"Paper {i:03d}: Sparse Attention for LLM Pretraining"
-
-
 def write_venue(project: Project, n: int, venue: str = VENUE) -> Store:
-    store = project.store()
-    for i in range(n):
-        record = Record(
-            venue=venue,
-            id=f"2601.{i:05d}",
-            title=title(i),
-            arxiv_id=f"2601.{i:05d}",
-            abstract=f"We study sparse attention for LLM pretraining (paper {i}). It cuts compute by 40%.",
-            fetch=FetchState(abstract_only=True),
-        )
-        store.save(record)
-    return store
+    return write_abstract_venue(project, n, venue)
 
 
 def summarized(project: Project, venue: str = VENUE) -> list[Record]:
