@@ -23,7 +23,7 @@ from typing import TypeVar
 from tenacity import RetryCallState, Retrying, retry_if_exception, stop_after_attempt, wait_exponential
 
 # `summarizer -v` shows the retries and the waits.
-log = logging.getLogger("summarizer.retry")
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
