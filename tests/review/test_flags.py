@@ -23,7 +23,7 @@ PAPER = (
 )
 GOOD = (
     "本文提出稀疏注意力，在 LLaMA-7B 上把延迟降低 \\(2.1\\times\\)，LongBench 准确率 86.70%，"
-    "每块 1024 个 token，与 GPT-4 相比更省显存，适合长上下文推理的部署场景。"
+    "每块 1024 个 token，与 GPT-4 相比更省显存，适合长上下文推理与在线服务的部署场景。"
 )
 
 
@@ -55,7 +55,7 @@ def test_each_check_says_what_it_found(project: Project) -> None:
     assert "tags outside the vocabulary: 稀疏性" in warnings
     assert [warning_kind(w) for w in warnings] == ["no-number", "field", "tags"]
     assert paper_warnings(settings, "太短了，只有几个字的摘要内容。", ["LLM"], "llm_reasoning", None) == [
-        "length 15 outside 90-360"
+        "length 13 Chinese characters, 15 in all: outside the house range (43-101 Chinese, 73-202 in all)"
     ]
 
 
@@ -64,7 +64,7 @@ def test_near_duplicates_are_found_and_different_summaries_are_not() -> None:
     found = near_duplicates({"V/a": GOOD, "V/b": GOOD.replace("本文", "该文"), "V/c": other})
     assert set(found) == {"V/a", "V/b"}
     assert found["V/a"].startswith("nearly identical to V/b's summary")
-    assert suspicion_score(["numbers not in the paper text: 56.7x"]) > suspicion_score(["length 80 outside 90-360"])
+    assert suspicion_score(["numbers not in the paper text: 56.7x"]) > suspicion_score(["length 30 Chinese characters, 80 in all: outside the house range"])
 
 
 def test_summarize_stores_the_warning_and_review_list_shows_it(project: Project, cli: RunCli) -> None:

@@ -27,6 +27,15 @@ USER_TEMPLATE = "user.md.j2"
 REASK_TEMPLATE = "reask.md.j2"
 
 
+# The house length the system prompt asks for: the figures of ``limits.HOUSE_*``, measured on the reference.
+HOUSE_STYLE = {
+    "cjk_low": limits.HOUSE_CJK_LOW,
+    "cjk_median": limits.HOUSE_CJK_MEDIAN,
+    "cjk_high": limits.HOUSE_CJK_HIGH,
+    "chars_high": limits.HOUSE_CHARS_HIGH,
+}
+
+
 SECTION_NAMES = {"abstract": "摘要", "introduction": "引言", "conclusion": "结论", "rest": "正文其他部分"}
 
 
@@ -94,6 +103,7 @@ class Prompts:
             "vocabulary": settings.tags.vocabulary,
             "feedback": (feedback or "").strip(),
             "previous_summary": previous_summary or "",
+            "house": HOUSE_STYLE,
         }
         return [
             {"role": "system", "content": self._render(SYSTEM_TEMPLATE, **values)},
