@@ -64,7 +64,8 @@ def test_near_duplicates_are_found_and_different_summaries_are_not() -> None:
     found = near_duplicates({"V/a": GOOD, "V/b": GOOD.replace("本文", "该文"), "V/c": other})
     assert set(found) == {"V/a", "V/b"}
     assert found["V/a"].startswith("nearly identical to V/b's summary")
-    assert suspicion_score(["numbers not in the paper text: 56.7x"]) > suspicion_score(["length 30 Chinese characters, 80 in all: outside the house range"])
+    too_long = "length 130 Chinese characters, 260 in all: outside the house range"
+    assert suspicion_score(["numbers not in the paper text: 56.7x"]) > suspicion_score([too_long])
 
 
 def test_summarize_stores_the_warning_and_review_list_shows_it(project: Project, cli: RunCli) -> None:
