@@ -51,3 +51,8 @@ HOUSE_CHARS_HIGH = 202  # p95
 # (0.32 on the seed page, whose summaries keep many English names); below a quarter only its
 # untranslated "基于摘要" stubs (0.02).
 HOUSE_MIN_CJK_SHARE = 0.25
+
+# A reference file for `summarizer eval` (the import format plus a few keys of its own), in characters.
+REFERENCE_KEYWORDS = 30  # a line's keywords
+REFERENCE_KEYWORD = 100  # one keyword
+REFERENCE_LINES = 200_000  # lines of one reference file (the reference site has 3,484 notes)
