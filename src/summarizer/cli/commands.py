@@ -206,7 +206,10 @@ def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
     "--rejected",
     "rejected_path",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Where --skip-invalid writes the rejected lines, a new file (default: FILE.rejected.jsonl, numbered when taken).",
+    help=(
+        "Where --skip-invalid writes the rejected lines, a new file "
+        "(default: FILE.rejected.jsonl, numbered when taken)."
+    ),
 )
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
