@@ -57,7 +57,8 @@ def load_configuration(settings: Settings, path: Path) -> tuple[str, Settings]:
     try:
         merged = LLMSettings.model_validate(_merged(settings.llm.model_dump(), llm))
     except ValidationError as exc:
-        raise ConfigError("; ".join(validation_problems(exc, top="llm")), file=str(path), key="llm") from exc
+        problems = [f"llm.{problem}" for problem in validation_problems(exc, top="llm")]
+        raise ConfigError("; ".join(problems), file=str(path)) from exc
     configured = settings.model_copy(deep=True)
     configured.llm = merged
     if data.get("prompts") is not None:
