@@ -58,7 +58,7 @@ def histogram_svg(
     band_label: str = "",
 ) -> str:
     """Grouped bars per bin, as the share of each series' summaries (so a reference of thousands compares
-    with a sample of ten); ``band`` shades a range of values on the axis (the house range)."""
+    with a sample of ten; the height axis says so); ``band`` shades a range of values (the house range)."""
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     bin_w = plot_w / max(1, len(labels))
     bar_w = bin_w / (len(series) + 1)
@@ -87,8 +87,18 @@ def histogram_svg(
             f'<text x="{x:.1f}" y="{y}" font-size="10" text-anchor="end" '
             f'transform="rotate(-40 {x:.1f} {y})">{_e(label)}</text>'
         )
-    body.append(f'<text x="{LEFT - 4}" y="{TOP + 8}" font-size="10" text-anchor="end">{top:.0%}</text>')
-    body += _legend(series, LEFT + plot_w + 14, band_label if band is not None else "")
+    for fraction in (0.5, 1.0):  # gridlines, labelled with the share of a side's summaries they stand for
+        y = TOP + plot_h * (1 - fraction)
+        body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#ddd"/>')
+        body.append(
+            f'<text x="{LEFT - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{top * fraction:.0%}</text>'
+        )
+    body.append(f'<text x="{LEFT - 4}" y="{TOP + plot_h + 4}" font-size="10" text-anchor="end">0</text>')
+    legend = _legend(series, LEFT + plot_w + 14, band_label if band is not None else "")
+    y = TOP + 4 + (len(legend) // 2) * 15 + 12
+    legend.append(f'<text x="{LEFT + plot_w + 14}" y="{y}" font-size="10" fill="#666">height: share of each</text>')
+    legend.append(f'<text x="{LEFT + plot_w + 14}" y="{y + 12}" font-size="10" fill="#666">side\'s summaries</text>')
+    body += legend
     return _svg(chart_id, title, WIDTH, HEIGHT, body)
 
 
