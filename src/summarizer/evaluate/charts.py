@@ -80,26 +80,32 @@ def histogram_svg(
                 f'x="{x:.1f}" y="{TOP + plot_h - h:.1f}" width="{bar_w:.1f}" height="{h:.1f}" '
                 f'fill="{PALETTE[k % len(PALETTE)]}"><title>{_e(one.label)} {_e(labels[i])}: {count}</title></rect>'
             )
-    for i, label in enumerate(labels):
-        x = LEFT + (i + 0.5) * bin_w
-        y = TOP + plot_h + 12
-        body.append(
-            f'<text x="{x:.1f}" y="{y}" font-size="10" text-anchor="end" '
-            f'transform="rotate(-40 {x:.1f} {y})">{_e(label)}</text>'
-        )
-    for fraction in (0.5, 1.0):  # gridlines, labelled with the share of a side's summaries they stand for
-        y = TOP + plot_h * (1 - fraction)
-        body.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#ddd"/>')
-        body.append(
-            f'<text x="{LEFT - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{top * fraction:.0%}</text>'
-        )
-    body.append(f'<text x="{LEFT - 4}" y="{TOP + plot_h + 4}" font-size="10" text-anchor="end">0</text>')
+    body += _axes(labels, bin_w, top)
     legend = _legend(series, LEFT + plot_w + 14, band_label if band is not None else "")
     y = TOP + 4 + (len(legend) // 2) * 15 + 12
     legend.append(f'<text x="{LEFT + plot_w + 14}" y="{y}" font-size="10" fill="#666">height: share of each</text>')
     legend.append(f'<text x="{LEFT + plot_w + 14}" y="{y + 12}" font-size="10" fill="#666">side\'s summaries</text>')
     body += legend
     return _svg(chart_id, title, WIDTH, HEIGHT, body)
+
+
+def _axes(labels: Sequence[str], bin_w: float, top: float) -> list[str]:
+    """The bins' labels under the plot, and gridlines labelled with the share of a side's summaries."""
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    out = []
+    for i, label in enumerate(labels):
+        x = LEFT + (i + 0.5) * bin_w
+        y: float = TOP + plot_h + 12
+        out.append(
+            f'<text x="{x:.1f}" y="{y}" font-size="10" text-anchor="end" '
+            f'transform="rotate(-40 {x:.1f} {y})">{_e(label)}</text>'
+        )
+    for fraction in (0.5, 1.0):
+        y = TOP + plot_h * (1 - fraction)
+        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + plot_w}" y2="{y:.1f}" stroke="#ddd"/>')
+        out.append(f'<text x="{LEFT - 4}" y="{y + 4:.1f}" font-size="10" text-anchor="end">{top * fraction:.0%}</text>')
+    out.append(f'<text x="{LEFT - 4}" y="{TOP + plot_h + 4}" font-size="10" text-anchor="end">0</text>')
+    return out
 
 
 def _legend(series: Sequence[Series], left: float, band_label: str) -> list[str]:

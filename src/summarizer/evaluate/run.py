@@ -135,6 +135,8 @@ def _report(evaluation: Evaluation, folder: Path) -> Report:
 def headline(evaluation: Evaluation) -> list[str]:
     """The figures of the report in a few lines, for the terminal."""
     model, ref = evaluation.model, evaluation.ref
+    if not model.papers:
+        return []
     lines = []
     if model.fields is not None:
         f = model.fields
