@@ -7,6 +7,7 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -15,7 +16,7 @@ from reading import marks
 
 from conftest import Project, RunCli
 from summarizer.evaluate.compare import sample_papers
-from summarizer.testing.fake_openai import FakeOpenAI
+from summarizer.testing.fake_openai import FakeOpenAI, Fault
 from summarizer.testing.fake_requests import paper_title, prompt_text
 
 COMPARE = Path("outputs") / "eval" / VENUE / "compare"
@@ -123,3 +124,24 @@ def test_a_configuration_file_with_a_mistake_is_one_line_naming_it(project: Proj
     bad.write_text("llm: {temprature: 0.1}\n", "utf-8")
     result = cli("eval", VENUE, "--compare", str(good), str(bad))
     assert result.code == 2 and "bad.yaml: llm.temprature: unknown key" in result.err
+
+
+def test_a_paper_one_configuration_cannot_answer_is_a_failure_of_that_configuration_only(
+    project: Project, cli: RunCli, provider_key: str
+) -> None:
+    write_papers(project)
+    refused = PAPERS[0].title
+
+    def bad_request_for_one(request: Any) -> Fault | None:
+        return Fault("bad_request") if request.title == refused else None
+
+    with FakeOpenAI(answer=replay("a")) as a, FakeOpenAI(answer=replay("b"), fault_for=bad_request_for_one) as b:
+        result = cli("eval", VENUE, "--compare", *_configs(project, {"a": a, "b": b}), "--sample", "6")
+    assert result.code == 1
+    assert "config-b (model-b): 5 asked, 0 from the answer cache, 1 failed" in result.err
+    assert f"config-b/{PAPERS[0].id}: HTTP 400 from the provider" in result.err
+    run_b = json.loads((project.root / COMPARE / "runs" / "config-b.json").read_text("utf-8"))
+    entry = next(e for e in run_b["answers"] if e["paper"] == PAPERS[0].id)
+    assert "version" not in entry and "maximum context length" in entry["failure"]
+    differences = (project.root / COMPARE / "differences.html").read_text("utf-8")
+    assert f'data-paper="{PAPERS[0].id}"' not in differences

@@ -29,6 +29,7 @@ from summarizer.summarize.trial import TrialAnswer, answer_without_saving
 
 from .compare_pages import comparison_html, comparison_markdown, differences_html
 from .configs import load_configuration
+from .metrics import Cost
 from .reference import ReferenceLine, Trust, match, read_reference
 from .results import Arm, Comparison
 from .run import tag_settings, text_for_checks
@@ -93,7 +94,13 @@ def run_arm(
         a.paper_id: a for a in answer_without_saving(configured, papers, label=label, progress=score.pop("progress"))
     }
     items = _scored(settings, papers, answers, refs)
-    return Arm(label, configured, answers, scorecard(label, items, field_order=settings.field_ids(), **score))
+    card = scorecard(label, items, field_order=settings.field_ids(), **score)
+    # What the configuration cost is every call it made, a failed paper's too, over every paper asked.
+    usage = Usage()
+    for answer in answers.values():
+        usage.add(answer.usage)
+    card.cost = Cost(len(papers), usage)
+    return Arm(label, configured, answers, card)
 
 
 def eval_versions(settings: Settings, arm: Arm, papers: list[Record], venue_id: str) -> dict[str, Any]:
