@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from summarizer.core import limits
+from summarizer.core.rules import cjk_count, in_house_range
 
 from .charts import Series, confusion_svg, histogram_svg
 from .html import e, md, md_table, metric, page, pct, table
@@ -158,7 +159,7 @@ def _mismatches(ev: Evaluation) -> list[Scored]:
 
 
 def _outside(items: list[Scored]) -> list[Scored]:
-    return [i for i in items if Lengths.of([i.summary]).outside_house]
+    return [i for i in items if not in_house_range(i.summary)]
 
 
 def evaluation_html(ev: Evaluation) -> str:
@@ -188,8 +189,7 @@ def evaluation_html(ev: Evaluation) -> str:
         body.append(table(["paper", "title", "reference", "summary"], rows) if rows else "<p>No field differs.</p>")
     body += ["<h2>Numbers not in the paper</h2>", _flagged_html(ev.items, model, ref)]
     outside = [
-        [e(i.paper_id), str(Lengths.of([i.summary]).cjk[0]), str(len(i.summary)), e(i.summary)]
-        for i in _outside(ev.items)
+        [e(i.paper_id), str(cjk_count(i.summary)), str(len(i.summary)), e(i.summary)] for i in _outside(ev.items)
     ]
     body += ["<h2>Outside the house range</h2>", table(["paper", "Chinese", "all", "summary"], outside)]
     body += ["<h2>What each measure says, and what it cannot</h2>", "<dl>"]
@@ -228,7 +228,11 @@ def evaluation_markdown(ev: Evaluation) -> str:
         out += md_table(["paper", "title", "reference", "summary"], rows) if rows else ["No field differs.", ""]
     flagged = [[md(p), "summary", md(", ".join(t))] for p, t in model.numbers.flagged.items()]
     flagged += [[md(p), "reference", md(", ".join(t))] for p, t in ref.numbers.flagged.items()]
-    out += ["## Numbers not in the paper", "", *md_table(["paper", "whose", "not in the paper text"], flagged)]
+    out += ["## Numbers not in the paper", ""]
+    out += md_table(["paper", "whose", "not in the paper text"], flagged) if flagged else ["None flagged.", ""]
+    outside = [[md(i.paper_id), str(cjk_count(i.summary)), str(len(i.summary))] for i in _outside(ev.items)]
+    out += ["## Outside the house range", ""]
+    out += md_table(["paper", "Chinese", "all"], outside) if outside else ["None.", ""]
     out += ["## What each measure says, and what it cannot", ""]
     out += [f"- **{name}**: {text}" for name, text in LIMITS] + [""]
     return "\n".join(out)
