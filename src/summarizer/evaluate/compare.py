@@ -15,7 +15,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from summarizer.core.config import Settings
+from summarizer.core.config import Settings, TagSettings
 from summarizer.core.errors import NoInput, UsageError
 from summarizer.core.flags import paper_warnings
 from summarizer.core.fsutil import atomic_write_text
@@ -50,8 +50,8 @@ def sample_papers(settings: Settings, records: list[Record], size: int, seed: in
 
 
 def _labels(configs: list[tuple[str, Settings]]) -> list[tuple[str, Settings]]:
-    """Labels as given, or A and B when the two files have the same name."""
-    if configs[0][0] == configs[1][0]:
+    """Labels as given, or A and B when the two would share a name (or a file under runs/)."""
+    if _file_name(configs[0][0]) == _file_name(configs[1][0]):
         return [("A", configs[0][1]), ("B", configs[1][1])]
     return configs
 
@@ -88,13 +88,15 @@ def run_arm(
     configured: Settings,
     papers: list[Record],
     refs: dict[str, ReferenceLine],
-    **score: Any,
+    *,
+    trust: Trust,
+    tags: TagSettings | None,
+    progress: Progress,
 ) -> Arm:
-    answers = {
-        a.paper_id: a for a in answer_without_saving(configured, papers, label=label, progress=score.pop("progress"))
-    }
+    """One configuration's answers for the sample, scored."""
+    answers = {a.paper_id: a for a in answer_without_saving(configured, papers, label=label, progress=progress)}
     items = _scored(settings, papers, answers, refs)
-    card = scorecard(label, items, field_order=settings.field_ids(), **score)
+    card = scorecard(label, items, trust=trust, tags=tags, field_order=settings.field_ids())
     # What the configuration cost is every call it made, a failed paper's too, over every paper asked.
     usage = Usage()
     for answer in answers.values():
