@@ -19,7 +19,7 @@ from summarizer.cli import demo
 from summarizer.core.flags import PaperFacts, invented_numbers
 from summarizer.core.store import Store
 from summarizer.testing.fake_openai import FakeOpenAI
-from summarizer.testing.fake_requests import paper_title, prompt_text
+from summarizer.testing.fake_requests import default_answer, paper_title, prompt_text
 
 VENUE = "ICML2026"
 REFERENCE = REPO / "examples" / "demo" / "reference.jsonl"
@@ -49,9 +49,9 @@ def _scored(folder: Path) -> dict[str, dict[str, Any]]:
     store = Store(folder / "outputs")
     out = {}
     for record in store.records(VENUE):
-        version = record.approved or record.current
-        assert version is not None
-        out[record.id] = {"summary": version.summary, "field": version.field, "tags": version.tags}
+        version = record.approved or (record.current if record.status == "draft" else None)
+        if version is not None:
+            out[record.id] = {"summary": version.summary, "field": version.field, "tags": version.tags}
     return out
 
 
@@ -97,7 +97,8 @@ def test_eval_on_the_demo_writes_the_report_whose_numbers_equal_an_independent_c
 ) -> None:
     report = eval_demo(demo_folder, cli)
     page, want = marks(report), expected_figures(demo_folder)
-    assert len(want["ids"]) == 5
+    scored = json.loads((report.parent / "metrics.json").read_text("utf-8"))["scored"]
+    assert scored == len(want["ids"]) >= 4
     for key in ("field.accuracy", "tags.recall", "numbers.share", "length.cjk_median", "cost.per_paper"):
         assert page.metrics[key] == pytest.approx(want[key], rel=1e-6), key
     assert bar_counts(page, "cjk", "summaries") == want["cjk.summaries"]
@@ -122,9 +123,10 @@ def replayed(demo_folder: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dic
     }
     house = _house_answers()
     monkeypatch.setenv("SUMMARIZER_DEMO_KEY", "demo-placeholder")
+    # A paper the demo gains later, with no line in the reference, gets the stand-in's own answer.
     with (
-        FakeOpenAI(answer=lambda body: dict(recorded[paper_title(body)])) as a,
-        FakeOpenAI(answer=lambda body: dict(house[paper_title(body)])) as b,
+        FakeOpenAI(answer=lambda body: dict(recorded.get(paper_title(body)) or default_answer(body))) as a,
+        FakeOpenAI(answer=lambda body: dict(house.get(paper_title(body)) or default_answer(body))) as b,
     ):
         yield {"recorded": a, "house": b}
 
@@ -149,8 +151,9 @@ def test_compare_on_the_demo_shows_both_side_by_side_with_each_papers_cost_then_
     args = ["eval", VENUE, "--compare", *write_configs(demo_folder, replayed), "--against", str(REFERENCE)]
     first = cli(*args, config=demo_folder / "config.yaml")
     assert first.code == 0, first.err
+    sampled = len(_papers(demo_folder))  # every ICML2026 paper: fewer than --sample's 20
     calls = {label: provider.calls for label, provider in replayed.items()}
-    assert calls == {"recorded": 5, "house": 5}
+    assert calls == {"recorded": sampled, "house": sampled}
     folder = demo_folder / "outputs" / "eval" / VENUE / "compare"
     page = marks(folder / "report.html")
     titles = {p["title"]: i for i, p in _papers(demo_folder).items()}
@@ -170,7 +173,7 @@ def test_compare_on_the_demo_shows_both_side_by_side_with_each_papers_cost_then_
     second = cli(*args, config=demo_folder / "config.yaml")
     assert second.code == 0, second.err
     assert {label: provider.calls for label, provider in replayed.items()} == calls
-    assert "0 asked, 5 from the answer cache" in second.err
+    assert f"0 asked, {sampled} from the answer cache" in second.err
 
 
 @pytest.mark.slow
