@@ -8,6 +8,7 @@ from conftest import Project, RunCli
 from summarizer.core import flags
 from summarizer.core.flags import (
     PaperFacts,
+    current_warnings,
     invented_numbers,
     near_duplicates,
     paper_warnings,
@@ -15,6 +16,7 @@ from summarizer.core.flags import (
     warning_kind,
 )
 from summarizer.core.records import FetchState, Record
+from summarizer.review.desk.queue import WarningCache, load_rows
 from summarizer.testing.fake_openai import FakeOpenAI
 
 PAPER = (
@@ -130,3 +132,22 @@ def test_review_list_does_not_read_the_paper_again_for_a_checked_version(
     listed = cli("review", "list", "ICML2026")
     assert listed.code == 0, listed.err
     assert "numbers not in the paper text: 9.9" in listed.out
+
+
+def test_a_length_warning_stored_under_an_earlier_house_range_is_found_anew(project: Project) -> None:
+    """`review list` and the desk judge the length against today's house range (core/limits.py), not the one
+    a version was stored under: a summary of 150 Chinese characters was fine at 90-360 and is long now."""
+    settings = project.settings()
+    store = project.store()
+    long_summary = "本文提出一种新的稀疏注意力方法，" * 10
+    record = Record(venue="ICML2026", id="2601.00042", title="Sparse", arxiv_id="2601.00042", abstract="a")
+    record.add_version(
+        long_summary, ["LLM"], "llm_reasoning", "llm", warnings=["length 160 outside 90-360"], checked=True
+    )
+    record.add_version(long_summary, ["LLM"], "llm_reasoning", "llm", warnings=[], checked=True)
+    store.save(record)
+    now = "length 150 Chinese characters, 160 in all: outside the house range (43-101 Chinese, 73-202 in all)"
+    for version in record.versions:
+        assert current_warnings(settings, record, version) == [now]
+    rows = load_rows(settings, store, ["ICML2026"], WarningCache(settings))
+    assert [w for w in rows[0].warnings if warning_kind(w) == "length"] == [now]
