@@ -5,6 +5,7 @@ Both are made from the same rows (``headline_rows``), so the page and the file s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from summarizer.core import limits
@@ -122,36 +123,24 @@ def _length_rows(model: Lengths, ref: Lengths) -> list[tuple[str, str, float, st
 
 def length_charts(sides: list[tuple[str, Lengths]], prefix: str = "") -> list[str]:
     """Histograms of Chinese characters, all characters and Chinese share, one series per side."""
-
-    def series(values: str, edges: list[float]) -> list[Series]:
-        return [Series(label, histogram(getattr(lengths, values), edges)) for label, lengths in sides]
-
-    return [
-        histogram_svg(
-            f"{prefix}cjk",
-            "Chinese characters per summary",
-            bin_labels(CJK_EDGES),
-            series("cjk", [float(x) for x in CJK_EDGES]),
-            edges=[float(x) for x in CJK_EDGES],
-            band=(limits.HOUSE_CJK_LOW, limits.HOUSE_CJK_HIGH + 1),
-            band_label=HOUSE_BAND,
-        ),
-        histogram_svg(
-            f"{prefix}chars",
-            "characters per summary",
-            bin_labels(CHAR_EDGES),
-            series("chars", [float(x) for x in CHAR_EDGES]),
-            edges=[float(x) for x in CHAR_EDGES],
-            band=(limits.HOUSE_CHARS_LOW, limits.HOUSE_CHARS_HIGH + 1),
-            band_label=f"house range {limits.HOUSE_CHARS_LOW}-{limits.HOUSE_CHARS_HIGH}",
-        ),
-        histogram_svg(
-            f"{prefix}share",
-            "Chinese share of letters",
-            bin_labels(SHARE_EDGES, share=True),
-            series("share", SHARE_EDGES),
-        ),
+    specs: list[tuple[str, str, Sequence[float], tuple[int, int] | None]] = [
+        ("cjk", "Chinese characters per summary", CJK_EDGES, (limits.HOUSE_CJK_LOW, limits.HOUSE_CJK_HIGH)),
+        ("chars", "characters per summary", CHAR_EDGES, (limits.HOUSE_CHARS_LOW, limits.HOUSE_CHARS_HIGH)),
+        ("share", "Chinese share of letters", SHARE_EDGES, None),
     ]
+    charts = []
+    for name, title, edges, house in specs:
+        bins = [float(x) for x in edges]
+        series = [Series(label, histogram(getattr(lengths, name), bins)) for label, lengths in sides]
+        labels = bin_labels(edges, share=name == "share")
+        if house is None:
+            charts.append(histogram_svg(f"{prefix}{name}", title, labels, series))
+            continue
+        band, band_label = (house[0], house[1] + 1), f"house range {house[0]}-{house[1]}"
+        charts.append(
+            histogram_svg(f"{prefix}{name}", title, labels, series, edges=bins, band=band, band_label=band_label)
+        )
+    return charts
 
 
 def _mismatches(ev: Evaluation) -> list[Scored]:

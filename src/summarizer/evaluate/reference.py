@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
 from summarizer.core import limits
-from summarizer.core.bounds import check_oneline, check_text, check_title, check_url
+from summarizer.core.bounds import check_arxiv_id, check_oneline, check_text, check_title, check_url
 from summarizer.core.errors import FileSystemError, Problems, UsageError
 from summarizer.core.ids import normalize_title, parse_arxiv_id, strip_version
 from summarizer.core.records import Record, Version
@@ -95,12 +95,8 @@ class ReferenceLine(BaseModel):
     @field_validator("arxiv_id")
     @classmethod
     def _arxiv_id(cls, value: str | None) -> str | None:
-        if value in (None, ""):
-            return None
-        parsed = parse_arxiv_id(value)
-        if parsed is None:
-            raise ValueError("not an arXiv id")
-        return strip_version(parsed)
+        parsed = check_arxiv_id(value)
+        return strip_version(parsed) if parsed else None
 
     @field_validator("url")
     @classmethod
