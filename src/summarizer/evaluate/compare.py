@@ -57,7 +57,7 @@ def _labels(configs: list[tuple[str, Settings]]) -> list[tuple[str, Settings]]:
 
 
 def _scored(
-    settings: Settings, papers: list[Record], answers: dict[str, TrialAnswer], refs: dict[str, ReferenceLine]
+    papers: list[Record], answers: dict[str, TrialAnswer], refs: dict[str, ReferenceLine], texts: dict[str, str | None]
 ) -> list[Scored]:
     items = []
     for record in papers:
@@ -65,7 +65,6 @@ def _scored(
         if answer.draft is None:
             continue
         draft = answer.draft
-        text = text_for_checks(settings, record)
         items.append(
             Scored(
                 record.id,
@@ -73,7 +72,7 @@ def _scored(
                 draft.summary,
                 draft.tags,
                 draft.field,
-                text,
+                texts[record.id],
                 refs.get(record.id),
                 answer.usage,
                 answer.latency_s,
@@ -88,6 +87,7 @@ def run_arm(
     configured: Settings,
     papers: list[Record],
     refs: dict[str, ReferenceLine],
+    texts: dict[str, str | None],
     *,
     trust: Trust,
     tags: TagSettings | None,
@@ -95,7 +95,7 @@ def run_arm(
 ) -> Arm:
     """One configuration's answers for the sample, scored."""
     answers = {a.paper_id: a for a in answer_without_saving(configured, papers, label=label, progress=progress)}
-    items = _scored(settings, papers, answers, refs)
+    items = _scored(papers, answers, refs, texts)
     card = scorecard(label, items, trust=trust, tags=tags, field_order=settings.field_ids())
     # What the configuration cost is every call it made, a failed paper's too, over every paper asked.
     usage = Usage()
@@ -105,7 +105,9 @@ def run_arm(
     return Arm(label, configured, answers, card)
 
 
-def eval_versions(settings: Settings, arm: Arm, papers: list[Record], venue_id: str) -> dict[str, Any]:
+def eval_versions(
+    settings: Settings, arm: Arm, papers: list[Record], texts: dict[str, str | None], venue_id: str
+) -> dict[str, Any]:
     """The arm's answers as versions tagged with the run (``eval_run``): what was compared, never published."""
     entries = []
     for record in papers:
@@ -116,8 +118,7 @@ def eval_versions(settings: Settings, arm: Arm, papers: list[Record], venue_id: 
             entry["failure"] = answer.failure
         else:
             d = answer.draft
-            text = text_for_checks(settings, record)
-            warnings = paper_warnings(settings, d.summary, d.tags, d.field, text)
+            warnings = paper_warnings(settings, d.summary, d.tags, d.field, texts[record.id])
             version = Version(
                 number=1,
                 summary=d.summary,
@@ -159,14 +160,15 @@ def compare_configs(
     if reference is not None:
         refs = {p.record.id: p.line for p in match(read_reference(reference), papers, venue_id).pairs}
     tags = tag_settings(settings, aliases) if refs else None
+    texts = {record.id: text_for_checks(settings, record) for record in papers}  # read once, for both
     arms = [
-        run_arm(settings, label, configured, papers, refs, trust=trust, tags=tags, progress=progress)
+        run_arm(settings, label, configured, papers, refs, texts, trust=trust, tags=tags, progress=progress)
         for label, configured in configs
     ]
     comparison = Comparison(venue_id, seed, papers, refs, trust, arms)
     folder = out or settings.outputs_dir / "eval" / venue_id / "compare"
     for arm in arms:
-        runs = json.dumps(eval_versions(settings, arm, papers, venue_id), ensure_ascii=False, indent=1)
+        runs = json.dumps(eval_versions(settings, arm, papers, texts, venue_id), ensure_ascii=False, indent=1)
         atomic_write_text(folder / "runs" / f"{_file_name(arm.label)}.json", runs + "\n")
     atomic_write_text(folder / "metrics.json", json.dumps(comparison.to_json(), ensure_ascii=False, indent=1) + "\n")
     atomic_write_text(folder / "report.md", comparison_markdown(comparison))
