@@ -48,6 +48,18 @@ def cjk_count(text: str) -> int:
     return len(CJK.findall(text))
 
 
+def house_range() -> dict[str, int]:
+    """The house length's figures by name (``limits.HOUSE_*``): what the prompt asks for and a report states."""
+    return {
+        "cjk_low": limits.HOUSE_CJK_LOW,
+        "cjk_median": limits.HOUSE_CJK_MEDIAN,
+        "cjk_high": limits.HOUSE_CJK_HIGH,
+        "chars_low": limits.HOUSE_CHARS_LOW,
+        "chars_median": limits.HOUSE_CHARS_MEDIAN,
+        "chars_high": limits.HOUSE_CHARS_HIGH,
+    }
+
+
 def in_house_range(text: str) -> bool:
     """Within the house length (``limits.HOUSE_*``: the reference's p5-p95), in Chinese characters and in all."""
     cjk = cjk_count(text)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from summarizer.core import limits
 from summarizer.core.config import Settings
 from summarizer.core.records import Record
+from summarizer.core.rules import house_range
 from summarizer.core.usage import Usage
 from summarizer.summarize.trial import TrialAnswer
 
@@ -43,17 +43,6 @@ class Evaluation:
             "reference_summaries": self.ref.to_json(),
             "notes": {"compared": self.notes[0], "same": self.notes[1]},
         }
-
-
-def house_range() -> dict[str, int]:
-    return {
-        "cjk_low": limits.HOUSE_CJK_LOW,
-        "cjk_median": limits.HOUSE_CJK_MEDIAN,
-        "cjk_high": limits.HOUSE_CJK_HIGH,
-        "chars_low": limits.HOUSE_CHARS_LOW,
-        "chars_median": limits.HOUSE_CHARS_MEDIAN,
-        "chars_high": limits.HOUSE_CHARS_HIGH,
-    }
 
 
 @dataclass

@@ -17,6 +17,7 @@ from summarizer.core.config import Settings, shipped_prompts_dir
 from summarizer.core.errors import ConfigError, clip
 from summarizer.core.fsutil import sha256_text
 from summarizer.core.records import Record
+from summarizer.core.rules import house_range
 
 SYSTEM_TEMPLATE = "system.md.j2"
 
@@ -25,15 +26,6 @@ USER_TEMPLATE = "user.md.j2"
 
 
 REASK_TEMPLATE = "reask.md.j2"
-
-
-# The house length the system prompt asks for: the figures of ``limits.HOUSE_*``, measured on the reference.
-HOUSE_STYLE = {
-    "cjk_low": limits.HOUSE_CJK_LOW,
-    "cjk_median": limits.HOUSE_CJK_MEDIAN,
-    "cjk_high": limits.HOUSE_CJK_HIGH,
-    "chars_high": limits.HOUSE_CHARS_HIGH,
-}
 
 
 SECTION_NAMES = {"abstract": "摘要", "introduction": "引言", "conclusion": "结论", "rest": "正文其他部分"}
@@ -103,7 +95,7 @@ class Prompts:
             "vocabulary": settings.tags.vocabulary,
             "feedback": (feedback or "").strip(),
             "previous_summary": previous_summary or "",
-            "house": HOUSE_STYLE,
+            "house": house_range(),  # the length the system prompt asks for, measured on the reference
         }
         return [
             {"role": "system", "content": self._render(SYSTEM_TEMPLATE, **values)},
