@@ -10,11 +10,13 @@ import graphlib
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "summarizer"
-STAGES = ("fetch", "summarize", "review", "site")
+STAGES = ("fetch", "summarize", "review", "site", "evaluate")
 # The documented public functions one stage may call in another (docs/architecture.md).
 CROSSINGS = {
     ("summarizer.review.desk.actions", "summarizer.summarize.online"),  # the desk's regenerate button
     ("summarizer.review.desk.app", "summarizer.site"),  # the desk's preview of a field page
+    ("summarizer.evaluate.compare", "summarizer.summarize.trial"),  # eval --compare: answers that touch no record
+    ("summarizer.evaluate.results", "summarizer.summarize.trial"),  # … and the type of those answers
 }
 
 

@@ -8,6 +8,7 @@ from conftest import Project, RunCli
 from summarizer.core import flags
 from summarizer.core.flags import (
     PaperFacts,
+    current_warnings,
     invented_numbers,
     near_duplicates,
     paper_warnings,
@@ -15,6 +16,7 @@ from summarizer.core.flags import (
     warning_kind,
 )
 from summarizer.core.records import FetchState, Record
+from summarizer.review.desk.queue import WarningCache, load_rows
 from summarizer.testing.fake_openai import FakeOpenAI
 
 PAPER = (
@@ -23,7 +25,7 @@ PAPER = (
 )
 GOOD = (
     "本文提出稀疏注意力，在 LLaMA-7B 上把延迟降低 \\(2.1\\times\\)，LongBench 准确率 86.70%，"
-    "每块 1024 个 token，与 GPT-4 相比更省显存，适合长上下文推理的部署场景。"
+    "每块 1024 个 token，与 GPT-4 相比更省显存，适合长上下文推理与在线服务的部署场景。"
 )
 
 
@@ -55,7 +57,7 @@ def test_each_check_says_what_it_found(project: Project) -> None:
     assert "tags outside the vocabulary: 稀疏性" in warnings
     assert [warning_kind(w) for w in warnings] == ["no-number", "field", "tags"]
     assert paper_warnings(settings, "太短了，只有几个字的摘要内容。", ["LLM"], "llm_reasoning", None) == [
-        "length 15 outside 90-360"
+        "length 13 Chinese characters, 15 in all: outside the house range (43-101 Chinese, 73-202 in all)"
     ]
 
 
@@ -64,7 +66,8 @@ def test_near_duplicates_are_found_and_different_summaries_are_not() -> None:
     found = near_duplicates({"V/a": GOOD, "V/b": GOOD.replace("本文", "该文"), "V/c": other})
     assert set(found) == {"V/a", "V/b"}
     assert found["V/a"].startswith("nearly identical to V/b's summary")
-    assert suspicion_score(["numbers not in the paper text: 56.7x"]) > suspicion_score(["length 80 outside 90-360"])
+    too_long = "length 130 Chinese characters, 260 in all: outside the house range"
+    assert suspicion_score(["numbers not in the paper text: 56.7x"]) > suspicion_score([too_long])
 
 
 def test_summarize_stores_the_warning_and_review_list_shows_it(project: Project, cli: RunCli) -> None:
@@ -129,3 +132,22 @@ def test_review_list_does_not_read_the_paper_again_for_a_checked_version(
     listed = cli("review", "list", "ICML2026")
     assert listed.code == 0, listed.err
     assert "numbers not in the paper text: 9.9" in listed.out
+
+
+def test_a_length_warning_stored_under_an_earlier_house_range_is_found_anew(project: Project) -> None:
+    """`review list` and the desk judge the length against today's house range (core/limits.py), not the one
+    a version was stored under: a summary of 150 Chinese characters was fine at 90-360 and is long now."""
+    settings = project.settings()
+    store = project.store()
+    long_summary = "本文提出一种新的稀疏注意力方法，" * 10
+    record = Record(venue="ICML2026", id="2601.00042", title="Sparse", arxiv_id="2601.00042", abstract="a")
+    record.add_version(
+        long_summary, ["LLM"], "llm_reasoning", "llm", warnings=["length 160 outside 90-360"], checked=True
+    )
+    record.add_version(long_summary, ["LLM"], "llm_reasoning", "llm", warnings=[], checked=True)
+    store.save(record)
+    now = "length 150 Chinese characters, 160 in all: outside the house range (43-101 Chinese, 73-202 in all)"
+    for version in record.versions:
+        assert current_warnings(settings, record, version) == [now]
+    rows = load_rows(settings, store, ["ICML2026"], WarningCache(settings))
+    assert [w for w in rows[0].warnings if warning_kind(w) == "length"] == [now]

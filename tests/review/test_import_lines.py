@@ -137,7 +137,7 @@ def test_human_text_rules_warn_and_the_warnings_are_listed(cli: RunCli, project:
     five = store.load("ICML2026", "2601.00005")
     assert five.title == "Title]0;pwned with tab" and five.authors == ["AB"] and five.current.tags == ["[31m推理"]  # type: ignore[union-attr]
     listed = cli("review", "list", "ICML2026")
-    for expected in ("no tags", "length 7 outside", "no Chinese"):
+    for expected in ("no tags", "length 7 Chinese characters, 7 in all: outside the house range", "no Chinese"):
         assert expected in listed.out
 
     assert cli("review", "approve", "ICML2026", "--all").code == 0

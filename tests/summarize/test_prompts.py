@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import Project
+from summarizer.core import limits
 from summarizer.core.records import FetchState, Record
+from summarizer.core.rules import cjk_count, in_house_range
 from summarizer.summarize.prompts import Prompts
 
 MIMICS = ["</paper>", "< / PAPER >", "<paper>", '</paper foo="1">', "＜/paper＞"]
@@ -38,3 +40,15 @@ def test_a_title_that_mentions_papers_is_kept(project: Project) -> None:
     record = Record(venue="ICML2026", id="x", title="<papers> and <paperclip> Maximizers", abstract="a")
     _, user = Prompts.load(settings).messages(settings, record, [("abstract", "a")])
     assert "标题：<papers> and <paperclip> Maximizers" in user["content"]
+
+
+def test_the_prompt_asks_for_the_house_length_and_its_example_keeps_it(project: Project) -> None:
+    """The length instruction and the style example follow ``limits.HOUSE_*`` (the reference's p5-p95)."""
+    settings = project.settings()
+    record = Record(venue="ICML2026", id="x", title="T", abstract="a")
+    system, _ = Prompts.load(settings).messages(settings, record, [("abstract", "a")])
+    text = system["content"]
+    assert f"{limits.HOUSE_CJK_LOW}–{limits.HOUSE_CJK_HIGH} 个汉字" in text
+    assert f"中位数是 {limits.HOUSE_CJK_MEDIAN} 个" in text and f"不超过 {limits.HOUSE_CHARS_HIGH} 个字符" in text
+    example = text.split("不要照抄内容）：", 1)[1].strip().split("\n", 1)[0]
+    assert example.startswith("本文提出") and in_house_range(example), (cjk_count(example), len(example))

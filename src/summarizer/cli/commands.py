@@ -21,6 +21,7 @@ from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.sanitize import json_terminal_safe
 
 from .context import Context, finish, pass_ctx, split_ref, tell
+from .eval_commands import evaluate
 from .review_commands import review
 
 COMMAND_SURFACE = """\\b
@@ -34,6 +35,8 @@ Commands at a glance:
   build [VENUE...] [--drafts]         export VENUE [-o FILE]
   import FILE.jsonl [--skip-invalid] [--rejected PATH]
   status [VENUE] [--json]             demo [--batch] [--dir PATH]
+  eval VENUE --against REF.jsonl [--trust all|trusted|agree]
+  eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF.jsonl]
 
 \\b
 Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
@@ -83,6 +86,7 @@ def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) 
 
 
 cli.add_command(review)
+cli.add_command(evaluate)
 
 
 def _check_batch_flags(batch: bool, no_wait: bool) -> None:
@@ -202,7 +206,10 @@ def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
     "--rejected",
     "rejected_path",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Where --skip-invalid writes the rejected lines, a new file (default: FILE.rejected.jsonl, numbered when taken).",
+    help=(
+        "Where --skip-invalid writes the rejected lines, a new file "
+        "(default: FILE.rejected.jsonl, numbered when taken)."
+    ),
 )
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:

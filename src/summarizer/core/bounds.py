@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from . import limits
+from .ids import parse_arxiv_id
 from .records import Record
 from .sanitize import clean_line, clean_text
 from .unsafe_tex import unsafe_tex_commands, without_unsafe_tex
@@ -48,6 +49,20 @@ def fit_url(value: str | None) -> str | None:
         return check_url(clean_line(value or ""))
     except ValueError:
         return None
+
+
+# -- arXiv ids -------------------------------------------------------------------------------------
+
+
+def check_arxiv_id(value: str | None) -> str | None:
+    """An arXiv id as written (``2501.12948``, ``2501.12948v2``, ``hep-th/9901001``, an abs or pdf URL) made
+    canonical; None for none."""
+    if value in (None, ""):
+        return None
+    parsed = parse_arxiv_id(value)
+    if parsed is None:
+        raise ValueError(f"not an arXiv id: {_shown(value)}")
+    return parsed
 
 
 # -- one-line fields: ids, labels, names, titles --------------------------------------------------

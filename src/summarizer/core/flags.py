@@ -29,7 +29,7 @@ from .config import Settings
 from .errors import NoInput
 from .paper_text import paper_sections
 from .records import Record, Version
-from .rules import summary_warnings
+from .rules import length_warning, summary_warnings
 
 # A run of letters/digits joined by hyphens or dots that holds a digit: 56.7x, 86.70%, GPT-4o, 1,024.
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.,\-][A-Za-z0-9]+)*%?")
@@ -216,9 +216,12 @@ def current_warnings(settings: Settings, record: Record, version: Version | None
     current = version or record.current
     if current is None:
         return []
+    # A stored length warning was judged by the house range of its day: the length is judged anew (it needs no read).
+    stored = [w for w in current.warnings if warning_kind(w) != "length"]
     if current.checked:  # found when it was stored: no need to read the paper again (5,000 of them in a list)
-        return list(current.warnings)
-    stored = current.warnings or summary_warnings(current.summary)
+        length = length_warning(current.summary)
+        return [length, *stored] if length else stored
+    stored = stored or summary_warnings(current.summary)
     return merge(stored, record_warnings(settings, record, current.summary, current.tags, current.field))
 
 

@@ -21,9 +21,6 @@ from .unsafe_tex import unsafe_tex_commands
 
 MIN_CHARS = 40
 MAX_CHARS = 600
-STYLE_MIN_CHARS = 90
-STYLE_MAX_CHARS = 360
-STYLE_MIN_CJK_SHARE = 0.25
 
 _LETTER_OR_CJK = re.compile(f"[A-Za-z{CJK_RANGES}]")
 _PREAMBLE = re.compile(r"^\s*(摘要|总结|概要|中文摘要|Summary)\s*[:：]")
@@ -44,6 +41,43 @@ def cjk_share(text: str) -> float:
     if not letters:
         return 0.0
     return sum(1 for ch in letters if CJK.match(ch)) / len(letters)
+
+
+def cjk_count(text: str) -> int:
+    """Chinese characters (Han ideographs): what the house length counts."""
+    return len(CJK.findall(text))
+
+
+def house_range() -> dict[str, int]:
+    """The house length's figures by name (``limits.HOUSE_*``): what the prompt asks for and a report states."""
+    return {
+        "cjk_low": limits.HOUSE_CJK_LOW,
+        "cjk_median": limits.HOUSE_CJK_MEDIAN,
+        "cjk_high": limits.HOUSE_CJK_HIGH,
+        "chars_low": limits.HOUSE_CHARS_LOW,
+        "chars_median": limits.HOUSE_CHARS_MEDIAN,
+        "chars_high": limits.HOUSE_CHARS_HIGH,
+    }
+
+
+def in_house_range(text: str) -> bool:
+    """Within the house length (``limits.HOUSE_*``: the reference's p5-p95), in Chinese characters and in all."""
+    cjk = cjk_count(text)
+    return (
+        limits.HOUSE_CJK_LOW <= cjk <= limits.HOUSE_CJK_HIGH
+        and limits.HOUSE_CHARS_LOW <= len(text) <= limits.HOUSE_CHARS_HIGH
+    )
+
+
+def length_warning(text: str) -> str | None:
+    """The style warning for a summary outside the house length; None inside it."""
+    if in_house_range(text):
+        return None
+    return (
+        f"length {cjk_count(text)} Chinese characters, {len(text)} in all: outside the house range "
+        f"({limits.HOUSE_CJK_LOW}-{limits.HOUSE_CJK_HIGH} Chinese, "
+        f"{limits.HOUSE_CHARS_LOW}-{limits.HOUSE_CHARS_HIGH} in all)"
+    )
 
 
 def summary_problems(text: str) -> list[str]:
@@ -68,10 +102,9 @@ def summary_problems(text: str) -> list[str]:
 
 
 def summary_warnings(text: str) -> list[str]:
-    warnings = []
-    if not STYLE_MIN_CHARS <= len(text) <= STYLE_MAX_CHARS:
-        warnings.append(f"length {len(text)} outside {STYLE_MIN_CHARS}-{STYLE_MAX_CHARS}")
-    if CJK.search(text) and cjk_share(text) < STYLE_MIN_CJK_SHARE:
+    length = length_warning(text)
+    warnings = [length] if length else []
+    if CJK.search(text) and cjk_share(text) < limits.HOUSE_MIN_CJK_SHARE:
         warnings.append(f"little Chinese ({cjk_share(text):.0%})")
     if _PREAMBLE.match(text):
         warnings.append("starts with a preamble like 摘要：")

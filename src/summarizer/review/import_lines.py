@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, model_validator
 
 from summarizer.core import limits
-from summarizer.core.bounds import check_names, check_oneline, check_text, check_title, check_url
+from summarizer.core.bounds import check_arxiv_id, check_names, check_oneline, check_text, check_title, check_url
 from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected
 from summarizer.core.ids import is_safe_paper_id, parse_arxiv_id, record_id, strip_version
@@ -97,12 +97,7 @@ class ImportLine(BaseModel):
     @field_validator("arxiv_id")
     @classmethod
     def _arxiv_id(cls, value: str | None) -> str | None:
-        if value in (None, ""):
-            return None
-        parsed = parse_arxiv_id(value)
-        if parsed is None:
-            raise ValueError(f"not an arXiv id: {shown(value)}")
-        return parsed
+        return check_arxiv_id(value)
 
     @field_validator("id")
     @classmethod

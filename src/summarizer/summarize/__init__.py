@@ -6,7 +6,9 @@ Public entry points (what the CLI and the review desk call):
 * ``batch.summarize_venue_batch`` — the same papers through the provider's Batch API;
 * ``online.regenerate`` — one paper again, with an editor's feedback (the desk takes its steps
   ``ask_again``, ``save_regenerated``, ``record_failure``, to hold the venue's lock only to save);
-* ``batch_state.batch_rows`` — a venue's submitted batches, for ``status``.
+* ``batch_state.batch_rows`` — a venue's submitted batches, for ``status``;
+* ``trial.answer_without_saving`` — answers for a sample of papers that touch no record, through the
+  answer cache (``summarizer eval --compare``).
 
 ``plan`` is what online and batch share (which papers, their prompts, saving answers); ``llm`` the
 transport (pacing, retries, re-asks); ``answer`` what the model must answer; ``prompts`` the

@@ -60,8 +60,9 @@ class AnswerCache:
             return None
         return data if isinstance(data, dict) else None
 
-    def put(self, key: str, draft: Draft, usage: Usage) -> None:
-        entry = {
+    def put(self, key: str, draft: Draft, usage: Usage, *, latency_s: float | None = None) -> None:
+        """Keep an answer; ``latency_s`` (how long the model took, when measured) lets a re-run report it."""
+        entry: dict[str, Any] = {
             "summary": draft.summary,
             "tags": draft.tags,
             "field": draft.field,
@@ -70,4 +71,6 @@ class AnswerCache:
             "usage": usage.model_dump(),
             "created_at": now_iso(),
         }
+        if latency_s is not None:
+            entry["latency_s"] = round(latency_s, 3)
         atomic_write_text(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1) + "\n")

@@ -17,6 +17,7 @@ from summarizer.core.config import Settings, shipped_prompts_dir
 from summarizer.core.errors import ConfigError, clip
 from summarizer.core.fsutil import sha256_text
 from summarizer.core.records import Record
+from summarizer.core.rules import house_range
 
 SYSTEM_TEMPLATE = "system.md.j2"
 
@@ -94,6 +95,7 @@ class Prompts:
             "vocabulary": settings.tags.vocabulary,
             "feedback": (feedback or "").strip(),
             "previous_summary": previous_summary or "",
+            "house": house_range(),  # the length the system prompt asks for, measured on the reference
         }
         return [
             {"role": "system", "content": self._render(SYSTEM_TEMPLATE, **values)},

@@ -83,8 +83,9 @@ class WarningCache:
             cached = self._paper.get(key)
         if cached is None:
             live = record_warnings(self.settings, record, current.summary, current.tags, current.field)
-            # A stored near-duplicate warning may be stale (its twin changed since): the queue finds them anew.
-            stored = [w for w in current.warnings if warning_kind(w) != "duplicate"]
+            # A stored near-duplicate warning may be stale (its twin changed since), a stored length warning too
+            # (judged by the house range of its day): the queue finds both anew.
+            stored = [w for w in current.warnings if warning_kind(w) not in ("duplicate", "length")]
             cached = merge(stored, live)
             with self._lock:
                 self._paper[key] = cached

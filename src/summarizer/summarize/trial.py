@@ -1,0 +1,116 @@
+"""Answers for a sample of papers that touch no record: what ``summarizer eval --compare`` runs.
+
+``answer_without_saving`` answers each paper from the answer cache when it holds the answer, else by
+the model (``llm.max_concurrency`` at a time; the answer then goes into the cache, with what it cost
+and how long it took, so the same configuration on the same papers never pays twice).  The answers
+are returned, never written into a record: the caller keeps them where it likes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from summarizer.core.config import Settings
+from summarizer.core.errors import NoInput, PaperError
+from summarizer.core.paper_text import paper_sections
+from summarizer.core.progress import QUIET, Bar, Progress
+from summarizer.core.records import Record
+from summarizer.core.usage import Usage
+
+from .answer_cache import AnswerCache
+from .drafts import Draft, draft_from_cache
+from .llm import LLMClient, usage_of
+from .plan import ask_model
+from .prompts import Prompts
+
+
+@dataclass
+class TrialAnswer:
+    """One paper's answer: the checked draft (None when it failed, with ``failure``), its cost and latency.
+
+    ``usage`` and ``latency_s`` are those of the model call that made the answer, also when it came
+    from the cache (``cached``), where the call was paid for earlier; ``latency_s`` is None when
+    the cache entry did not record it.
+    """
+
+    paper_id: str
+    draft: Draft | None
+    usage: Usage
+    latency_s: float | None
+    cached: bool
+    failure: str | None = None
+
+
+@dataclass
+class _Job:
+    record: Record
+    messages: list[dict[str, str]]
+    key: str
+
+
+class _Trial:
+    def __init__(self, settings: Settings, bar: Bar):
+        self.settings = settings
+        self.prompts = Prompts.load(settings)
+        self.cache = AnswerCache(settings.cache_dir)
+        self.bar = bar
+        self.client: LLMClient | None = None  # made for the first miss: a sample the cache answers needs no key
+
+    def job(self, record: Record) -> _Job | TrialAnswer:
+        try:
+            sections = paper_sections(self.settings, record)
+        except NoInput as exc:
+            return TrialAnswer(record.id, None, Usage(), None, False, exc.reason)
+        messages = self.prompts.messages(self.settings, record, sections)
+        return _Job(record, messages, AnswerCache.key(self.settings, self.prompts.hash, messages))
+
+    def cached(self, job: _Job) -> TrialAnswer | None:
+        entry = self.cache.get(job.key)
+        draft = draft_from_cache(entry, self.settings, self.prompts.hash) if entry else None
+        if entry is None or draft is None:
+            return None
+        try:
+            usage = Usage.model_validate(entry.get("usage") or {})
+        except ValueError:
+            usage = Usage()
+        latency = entry.get("latency_s")
+        return TrialAnswer(job.record.id, draft, usage, float(latency) if latency is not None else None, True)
+
+    async def ask(self, job: _Job) -> TrialAnswer:
+        if self.client is None:
+            self.client = LLMClient(self.settings.llm)
+        started = time.monotonic()  # reported as the model's latency for this paper, never compared in a test
+        try:
+            draft, usage = await ask_model(self.client, self.settings, self.prompts, job.messages, job.record.id)
+        except PaperError as exc:
+            return TrialAnswer(job.record.id, None, usage_of(exc), None, False, exc.reason)
+        latency = time.monotonic() - started
+        await asyncio.to_thread(self.cache.put, job.key, draft, usage, latency_s=latency)
+        return TrialAnswer(job.record.id, draft, usage, latency, False)
+
+    async def answer(self, item: _Job | TrialAnswer) -> TrialAnswer:
+        found = item if isinstance(item, TrialAnswer) else self.cached(item) or await self.ask(item)
+        self.bar.advance()
+        return found
+
+    async def answer_all(self, records: Sequence[Record]) -> list[TrialAnswer]:
+        try:
+            return list(await asyncio.gather(*(self.answer(self.job(record)) for record in records)))
+        finally:
+            if self.client is not None:
+                await self.client.close()
+
+
+def answer_without_saving(
+    settings: Settings, records: Sequence[Record], *, label: str = "", progress: Progress = QUIET
+) -> list[TrialAnswer]:
+    """Each paper's answer under ``settings`` (its model, provider and prompts), in the order of ``records``.
+
+    A paper with nothing to read or whose calls fail gets its ``failure``; a ``RunError`` (a refused
+    key, an unwritable cache) stops the whole sample.
+    """
+    with progress.bar(f"answer {label}".strip(), total=len(records)) as bar:
+        return asyncio.run(_Trial(settings, bar).answer_all(records))
