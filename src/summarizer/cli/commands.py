@@ -18,6 +18,7 @@ import click
 import summarizer.cli.console as console
 from summarizer.core.errors import ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_write_text
+from summarizer.core.report import plural
 from summarizer.core.sanitize import json_terminal_safe
 
 from .context import Context, finish, pass_ctx, split_ref, tell
@@ -202,7 +203,8 @@ def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
     "--rejected",
     "rejected_path",
     type=click.Path(path_type=Path, dir_okay=False),
-    help="Where --skip-invalid writes the rejected lines, a new file (default: FILE.rejected.jsonl, numbered when taken).",
+    help="Where --skip-invalid writes the rejected lines, a new file "
+    "(default: FILE.rejected.jsonl, numbered when taken).",
 )
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
@@ -237,7 +239,7 @@ def export(c: Context, venue_id: str, output: Path | None) -> None:
         written, skipped = export_jsonl(venue_id, c.store, buffer)
         atomic_write_text(output, buffer.getvalue())
     skipped_note = f" ({skipped} without a summary left out)" if skipped else ""
-    console.info(f"exported {written} papers of {venue_id}{skipped_note}")
+    console.info(f"exported {plural(written, 'paper')} of {venue_id}{skipped_note}")
 
 
 @cli.command()

@@ -15,10 +15,11 @@ from rich.text import Text
 import summarizer.cli.console as console
 from summarizer.core.config import Settings
 from summarizer.core.errors import clip
-from summarizer.core.flags import current_warnings
+from summarizer.core.flags import current_warnings, shown_warnings, venue_duplicates
 from summarizer.core.records import Record, Version
+from summarizer.core.report import plural
 from summarizer.core.sanitize import terminal_safe
-from summarizer.review.actions import listed_version, status_label
+from summarizer.review.actions import listed_version, matches_status, status_label
 
 
 def _age(created_at: str, now: datetime) -> str:
@@ -42,10 +43,16 @@ def _text(value: str, style: str = "") -> Text:
     return Text(terminal_safe(value), style=style)
 
 
-def print_list(settings: Settings, venue_id: str, records: list[Record], *, status: str | None) -> None:
-    """The table of ``review list``: one row a paper, then a legend when approved* appears."""
+def print_list(settings: Settings, venue_id: str, venue_records: list[Record], *, status: str | None) -> None:
+    """The table of ``review list``: one row a paper, then a legend when approved* appears.
+
+    ``venue_records`` is every readable record of the venue: near-duplicates are found among all of them,
+    as the review desk finds them, whatever ``status`` lists.
+    """
     now = datetime.now(UTC)
-    table = Table(title=Text(f"{venue_id}: {len(records)} papers" + (f" ({status})" if status else "")))
+    twins = venue_duplicates(venue_records)
+    records = [r for r in venue_records if matches_status(r, status)]
+    table = Table(title=Text(f"{venue_id}: {plural(len(records), 'paper')}" + (f" ({status})" if status else "")))
     for column in ("id", "status"):  # whole, so an id can be copied into the next command
         table.add_column(column, no_wrap=True)
     for column in ("field", "tags", "chars", "warnings", "model", "age"):
@@ -56,9 +63,8 @@ def print_list(settings: Settings, venue_id: str, records: list[Record], *, stat
             failure = "; ".join(f.reason for f in record.failures.values())
             table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
             continue
-        warnings = current_warnings(settings, record, current)
-        if record.fetch.abstract_only:
-            warnings.append("abstract only")
+        twin = twins.get(f"{record.venue}/{record.id}")
+        warnings = shown_warnings(record, current_warnings(settings, record, current), twin)
         table.add_row(
             *_cells(
                 record.id,

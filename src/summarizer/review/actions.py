@@ -15,7 +15,7 @@ from summarizer.core import limits
 from summarizer.core.config import Settings
 from summarizer.core.errors import ChangedSince, NothingToApprove, SummaryRejected, UsageError
 from summarizer.core.records import Record, Version
-from summarizer.core.report import Done
+from summarizer.core.report import Done, plural
 from summarizer.core.rules import check_human_summary
 from summarizer.core.sanitize import clean_text
 from summarizer.core.store import Store
@@ -29,7 +29,8 @@ def status_label(record: Record) -> str:
     return "approved*" if record.has_pending_draft else record.status
 
 
-def _matches(record: Record, status: str | None) -> bool:
+def matches_status(record: Record, status: str | None) -> bool:
+    """Whether ``review list --status STATUS`` lists the paper (draft = waiting for review)."""
     if status is None:
         return True
     if status == "draft":
@@ -39,7 +40,7 @@ def _matches(record: Record, status: str | None) -> bool:
 
 def listed(store: Store, venue_id: str, *, status: str | None) -> list[Record]:
     """The venue's papers for ``review list`` (under ``status``: draft = waiting for review)."""
-    return [r for r in store.records(venue_id) if _matches(r, status)]
+    return [r for r in store.records(venue_id) if matches_status(r, status)]
 
 
 def listed_version(record: Record, status: str | None) -> Version | None:
@@ -86,7 +87,7 @@ def approve(settings: Settings, store: Store, venue_id: str, paper_ids: list[str
         records = approvable(store, venue_id, paper_ids)
     done = approve_records(store, venue_id, records)
     if paper_ids is None:
-        done.lines.append(f"{len(records)} papers approved in {venue_id}")
+        done.lines.append(f"{plural(len(records), 'paper')} approved in {venue_id}")
     return done
 
 

@@ -21,6 +21,7 @@ from summarizer.core.errors import (
     SummaryRejected,
     UsageError,
 )
+from summarizer.core.report import plural
 from summarizer.core.rules import check_human_summary
 from summarizer.core.sanitize import clean_line
 from summarizer.core.store import Store
@@ -152,7 +153,7 @@ class Desk:
         except SummarizerError as exc:
             return Outcome(400, {"error": f"nothing approved: {exc}"})
         total = sum(len(r) for r in checked.values())
-        return Outcome(200, {"message": f"{total} papers approved"})
+        return Outcome(200, {"message": f"{plural(total, 'paper')} approved"})
 
     def _wanted(self, items: list[Any]) -> dict[str, list[tuple[str, Seen]]]:
         if not isinstance(items, list) or not items:

@@ -6,7 +6,14 @@ import threading
 from dataclasses import dataclass, field
 
 from summarizer.core.config import Settings
-from summarizer.core.flags import KINDS, merge, near_duplicates, record_warnings, suspicion_score, warning_kind
+from summarizer.core.flags import (
+    KINDS,
+    current_warnings,
+    shown_warnings,
+    suspicion_score,
+    venue_duplicates,
+    warning_kind,
+)
 from summarizer.core.records import Record
 from summarizer.core.store import Store
 
@@ -75,6 +82,7 @@ class WarningCache:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def paper(self, record: Record) -> list[str]:
+        """The current version's warnings, as `review list` finds them (``flags.current_warnings``)."""
         current = record.current
         if current is None:
             return []
@@ -82,21 +90,20 @@ class WarningCache:
         with self._lock:
             cached = self._paper.get(key)
         if cached is None:
-            live = record_warnings(self.settings, record, current.summary, current.tags, current.field)
-            # A stored near-duplicate warning may be stale (its twin changed since): the queue finds them anew.
-            stored = [w for w in current.warnings if warning_kind(w) != "duplicate"]
-            cached = merge(stored, live)
+            cached = current_warnings(self.settings, record, current)
             with self._lock:
                 self._paper[key] = cached
         return cached
 
     def duplicates(self, records: list[Record]) -> dict[str, str]:
-        summaries = {f"{r.venue}/{r.id}": r.current.summary for r in records if r.current and r.status != "rejected"}
-        key = frozenset(summaries.items())
+        """Near-duplicates within each venue, found anew when any summary or status changed."""
+        key = frozenset(
+            (f"{r.venue}/{r.id}", r.current.summary) for r in records if r.current and r.status != "rejected"
+        )
         with self._lock:
             if self._duplicates is not None and self._duplicates[0] == key:
                 return self._duplicates[1]
-        found = near_duplicates(summaries)
+        found = venue_duplicates(records)
         with self._lock:
             self._duplicates = (key, found)
         return found
@@ -108,12 +115,7 @@ def load_rows(settings: Settings, store: Store, venue_ids: list[str], cache: War
     duplicates = cache.duplicates(records)
     rows = []
     for record in records:
-        ref = f"{record.venue}/{record.id}"
-        warnings = cache.paper(record)
-        if record.fetch.abstract_only:
-            warnings = [*warnings, "abstract only"]
-        if ref in duplicates:
-            warnings = [*warnings, duplicates[ref]]
+        warnings = shown_warnings(record, cache.paper(record), duplicates.get(f"{record.venue}/{record.id}"))
         rows.append(Row(record, status_label(record), warnings, suspicion_score(warnings)))
     rows.sort(key=lambda r: (-r.score, r.record.venue, r.record.id))
     return rows
