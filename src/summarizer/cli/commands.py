@@ -102,7 +102,7 @@ def fetch(c: Context, venue_id: str, limit: int | None) -> None:
     """Read the venue's list, fetch arXiv metadata and PDFs, extract the text."""
     from summarizer.fetch import fetch_venue  # start-up: see the module doc
 
-    with c.locked(venue_id) as store:
+    with c.reaching_out(), c.locked(venue_id) as store:
         report = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
     console.print_report(report)
     finish(report.ok)
@@ -130,7 +130,7 @@ def _summarize(c: Context, venue_id: str, *, limit: int | None, force: bool, bat
 def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: bool, no_wait: bool) -> None:
     """Write a draft summary for every fetched paper that has none."""
     _check_batch_flags(batch, no_wait)
-    with c.locked(venue_id):
+    with c.reaching_out(), c.locked(venue_id):
         report = _summarize(c, venue_id, limit=limit, force=force, batch=batch, wait=not no_wait)
     console.print_report(report)
     finish(report.ok)
@@ -148,8 +148,8 @@ def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool
     from summarizer.site import build_site  # start-up: see the module doc
 
     _check_batch_flags(batch, no_wait)
-    c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
-    with c.locked(venue_id) as store:
+    with c.reaching_out(), c.locked(venue_id) as store:
+        c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
         fetched = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
         console.print_report(fetched)
         summarized = _summarize(c, venue_id, limit=limit, force=False, batch=batch, wait=not no_wait)
@@ -170,7 +170,7 @@ def regen(c: Context, ref: str, feedback: str | None) -> None:
     from summarizer.summarize.online import regenerate  # start-up: see the module doc
 
     venue_id, paper_id = split_ref(ref)
-    with c.locked(venue_id) as store:
+    with c.reaching_out(), c.locked(venue_id) as store:
         done = regenerate(c.settings, store, venue_id, paper_id, feedback=feedback)
     tell(done.lines)
 

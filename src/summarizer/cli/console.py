@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import shutil
 import sys
 import threading
@@ -284,17 +285,25 @@ class TerminalProgress(stage_progress.Progress):
 PROGRESS = TerminalProgress()
 
 
-def mkdocs_serve(config: str) -> str:
-    """``mkdocs serve -f CONFIG`` as this installation runs it; without MkDocs (the ``[mkdocs]`` extra), how to get it.
-
-    The ``mkdocs`` beside this Python (a venv's bin/) is shown by its path, so it works without activating the venv.
-    """
-    beside = Path(sys.executable).with_name("mkdocs")
+def installed_program(name: str) -> str | None:
+    """How to run this installation's ``name`` from here: the one beside this Python (a venv's bin/) by its path,
+    so it works without activating the venv; else one on PATH; None when there is neither."""
+    beside = Path(sys.executable).with_name(name)
     if beside.is_file():
         relative = os.path.relpath(beside)
-        command = relative if not relative.startswith("..") else str(beside)
-    elif shutil.which("mkdocs"):
-        command = "mkdocs"
-    else:
+        return relative if not relative.startswith("..") else str(beside)
+    return name if shutil.which(name) else None
+
+
+def summarizer_program() -> str:
+    """``summarizer`` as this installation runs it (``python -m summarizer`` when no script is installed)."""
+    return installed_program("summarizer") or f"{shlex.quote(sys.executable)} -m summarizer"
+
+
+def mkdocs_serve(config: str) -> str:
+    """``mkdocs serve -f CONFIG`` as this installation runs it; without MkDocs (the ``[mkdocs]`` extra), how to
+    get it."""
+    command = installed_program("mkdocs")
+    if command is None:
         return f"pip install 'summarizer[mkdocs]', then mkdocs serve -f {config}"
     return f"{command} serve -f {config}"

@@ -131,7 +131,8 @@ def review_serve(c: Context, venue_ids: tuple[str, ...], host: str, port: int, n
     for venue_id in venue_ids:
         c.settings.venue(venue_id)
     chosen = list(dict.fromkeys(venue_ids)) or [v.id for v in c.settings.venues]
-    serve(c.settings, chosen, host=host, port=port, open_browser=not no_browser)
+    with c.reaching_out():  # the regenerate button asks the model
+        serve(c.settings, chosen, host=host, port=port, open_browser=not no_browser)
 
 
 def _run_editor(text: str) -> str | None:

@@ -69,7 +69,7 @@ def plural(n: int, noun: str, many: str = "") -> str:
 
 def usage_line(usage: Usage) -> str:
     return (
-        f"{usage.llm_calls} model calls, {usage.prompt_tokens:,} prompt + "
+        f"{plural(usage.llm_calls, 'model call')}, {usage.prompt_tokens:,} prompt + "
         f"{usage.completion_tokens:,} completion tokens, ${usage.cost_usd:.4f}"
     )
 
