@@ -4,38 +4,22 @@
 from __future__ import annotations
 
 import os
-import shlex
 import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
-from conftest import REPO, RunCli
-from summarizer.cli import demo, main
+from conftest import RunCli
+from demo_folder import DEMO_KEY, closing_commands, run_demo_in, store_of
+from summarizer.cli import main
 from summarizer.cli.demo_closing import REGEN_FEEDBACK
-from summarizer.core.config_file import load_settings
 from summarizer.core.flags import warning_kind
-from summarizer.core.store import Store
-
-DEMO_KEY = "SUMMARIZER_DEMO_KEY"
 
 
 @pytest.fixture
 def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
-    """The demo run in ./demo of a fresh folder (the working directory), with no key anywhere; (folder, stdout)."""
-    monkeypatch.setattr(demo, "REPLAY_LATENCY_S", 0.0)
-    monkeypatch.delenv(DEMO_KEY, raising=False)
-    monkeypatch.chdir(tmp_path)
-    folder = tmp_path / "demo"
-    shutil.copytree(REPO / "examples" / "demo", folder, ignore=shutil.ignore_patterns("outputs", "cache"))
-    capsys.readouterr()
-    assert main(["demo", "--dir", "demo"]) == 0
-    return folder, capsys.readouterr().out
-
-
-def store_of(folder: Path) -> Store:
-    return Store(load_settings(folder / "config.yaml").outputs_dir)
+    return run_demo_in(tmp_path, monkeypatch, capsys)
 
 
 def left_for_review(folder: Path) -> set[str]:
@@ -60,12 +44,6 @@ def test_the_demo_leaves_a_draft_for_each_kind_of_warning_and_approves_the_rest(
     kinds = {warning_kind(w) for warnings in waiting.values() for w in warnings.split("; ")}
     assert {"numbers", "duplicate", "length"} <= kinds
     assert os.environ.get(DEMO_KEY) is None  # the placeholder key was the stand-ins', for their run only
-
-
-def closing_commands(out: str) -> list[list[str]]:
-    """The closing note's command lines (each follows its `# what it does` line), split as a shell would."""
-    lines = out.split("\nNext: ", 1)[1].splitlines()[1:]
-    return [shlex.split(line) for line in lines if line.strip() and not line.strip().startswith("#")]
 
 
 def run_as_printed(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:

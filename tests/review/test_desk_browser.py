@@ -2,19 +2,18 @@
 
 Each test starts `summarizer review serve ICLR2026 --no-browser --port 0` as a subprocess over a
 workspace of 32 drafts (tests/desk_workspace.py) and drives it with Playwright.  Screenshots go
-to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (how examples/desk/*.png are made).
+to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (the README's come from the demo:
+tests/review/test_demo_desk_browser.py).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser import new_page
+from browser import new_page, save_screenshot
 from conftest import Project, RunCli
 from desk_workspace import INVENTED, VENUE, XSS_TITLE, desk, fake_browser, paper_summary, wait_for_file, write_workspace
 from summarizer.testing.fake_openai import FakeOpenAI
@@ -26,15 +25,6 @@ VALID = (
     "本文提出一种更稳健的稀疏注意力：把 attention 分解为局部窗口与全局摘要两部分，并让相邻层共享 KV cache，"
     "在 LLaMA-7B 上把推理延迟降低 \\(2.1\\times\\)，LongBench 准确率与全注意力相当。"
 )
-
-
-def save_screenshot(page: Any, tmp_path: Path, name: str) -> Path:
-    path = tmp_path / name
-    page.screenshot(path=str(path), full_page=False)
-    target = os.environ.get("DESK_SCREENSHOTS")
-    if target:
-        shutil.copy(path, Path(target) / name)
-    return path
 
 
 def open_paper(page: Any, base: str, ref: str) -> None:
