@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ Commands at a glance:
   build [VENUE...] [--drafts]         export VENUE [-o FILE]
   import FILE.jsonl [--skip-invalid] [--rejected PATH]
   status [VENUE] [--json]             demo [--batch] [--dir PATH]
+  init [DIR]                          a new project: a commented config.yaml, a venue list, prompts/
 
 \\b
 Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
@@ -278,3 +281,21 @@ def demo(ctx: click.Context, batch: bool, folder: Path | None) -> None:
     if isinstance(ctx.obj, Context):
         ctx.obj.on_work_start()
     run_demo(folder, batch=batch)
+
+
+@cli.command()
+@click.argument("folder", metavar="[DIR]", required=False, type=click.Path(path_type=Path, file_okay=False))
+def init(folder: Path | None) -> None:
+    """Start a project in DIR (default: here): a commented config.yaml, a sample venue list, prompts/."""
+    from .init import VENUE, init_project  # start-up: see the module doc
+
+    target = folder or Path(".")
+    written = init_project(target)
+    for path in written:
+        console.info(f"wrote {os.path.relpath(path)}")
+    config = shlex.quote(os.path.relpath(target / "config.yaml"))
+    run = f"{console.summarizer_program()} --config {config}"
+    console.info(
+        f"next: set llm (your provider) in {config}, list your papers in venues/{VENUE}.txt, then\n"
+        f"  {run} status\n  {run} run {VENUE} --limit 3"
+    )
