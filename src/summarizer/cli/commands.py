@@ -69,7 +69,7 @@ class _Group(click.Group):
 )
 @click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
-@click.version_option(package_name="summarizer")
+@click.version_option(None, "-V", "--version", package_name="summarizer")
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
     """Turn a conference's accepted papers into Chinese digest pages.

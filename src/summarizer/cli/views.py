@@ -148,6 +148,26 @@ def _print_review_state(record: Record) -> None:
         out.print(Text("summarised from the arXiv abstract only (the PDF could not be read)", style="yellow"))
 
 
+def _status_cells(row: dict[str, Any]) -> list[str]:
+    usage = row["usage"]
+    return [
+        str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
+        str(row["by_status"]["draft"]), str(row["by_status"]["approved"]), str(row["by_status"]["rejected"]),
+        str(len(row["failed"])), str(len(row.get("corrupt", []))), str(usage["llm_calls"]),
+        f"{usage['prompt_tokens'] + usage['completion_tokens']:,}", f"${usage['cost_usd']:.4f}",
+    ]  # fmt: skip
+
+
+def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every venue's counts added up, in the shape of one venue's row."""
+    total: dict[str, Any] = {key: sum(row[key] for row in rows) for key in ("papers", "fetched", "summarized")}
+    total["by_status"] = {k: sum(row["by_status"][k] for row in rows) for k in ("draft", "approved", "rejected")}
+    total["failed"] = [f for row in rows for f in row["failed"]]
+    total["corrupt"] = [c for row in rows for c in row.get("corrupt", [])]
+    total["usage"] = {k: sum(row["usage"][k] for row in rows) for k in rows[0]["usage"]}
+    return total
+
+
 def print_status(rows: list[dict[str, Any]]) -> None:
     table = Table(title="summarizer status")
     for column in (
@@ -166,13 +186,10 @@ def print_status(rows: list[dict[str, Any]]) -> None:
     ):
         table.add_column(column, justify="left" if column == "venue" else "right")
     for row in rows:
-        usage = row["usage"]
-        table.add_row(
-            terminal_safe(row["venue"]), str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
-            str(row["by_status"]["draft"]), str(row["by_status"]["approved"]), str(row["by_status"]["rejected"]),
-            str(len(row["failed"])), str(len(row.get("corrupt", []))), str(usage["llm_calls"]),
-            f"{usage['prompt_tokens'] + usage['completion_tokens']:,}", f"${usage['cost_usd']:.4f}",
-        )  # fmt: skip
+        table.add_row(terminal_safe(row["venue"]), *_status_cells(row))
+    if len(rows) > 1:
+        table.add_section()
+        table.add_row(Text("total", style="bold"), *_status_cells(_totals(rows)), style="bold")
     console.out.print(table)
     for row in rows:
         for batch in row.get("batches", []):
