@@ -29,7 +29,7 @@ from .review_commands import review
 COMMAND_SURFACE = """\\b
 Commands at a glance:
   fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]]
-  run VENUE [--limit N] [--batch [--no-wait]]    regen VENUE/ID [--feedback TEXT]
+  run VENUE [--limit N] [--batch [--no-wait]] [--dry-run]    regen VENUE/ID [--feedback TEXT]
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
@@ -144,13 +144,19 @@ def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: 
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
 @click.option("--batch", is_flag=True, help="Summarise through the provider's Batch API (half price, within 24 h).")
 @click.option("--no-wait", is_flag=True, help="With --batch: submit and go on; run the same command later to collect.")
+@click.option(
+    "--dry-run", is_flag=True, help="Read the venue's list and say what a run would do and cost; change nothing."
+)
 @pass_ctx
-def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool) -> None:
+def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool, dry_run: bool) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from summarizer.fetch import fetch_venue  # start-up: see the module doc
     from summarizer.site import build_site  # start-up: see the module doc
 
     _check_batch_flags(batch, no_wait)
+    if dry_run:
+        _dry_run(c, venue_id, limit)
+        return
     with c.reaching_out(), c.locked(venue_id) as store:
         c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
         fetched = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
@@ -162,6 +168,24 @@ def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool
     console.print_report(preview)
     console.info(f"preview: {console.mkdocs_serve(f'{preview.subject}/mkdocs.yml')}")
     finish(fetched.ok and summarized.ok)
+
+
+def _dry_run(c: Context, venue_id: str, limit: int | None) -> None:
+    """``run --dry-run``: the source read and counted, the summaries priced; nothing written, no key needed."""
+    from summarizer.core.usage import estimate  # start-up: see the module doc
+    from summarizer.fetch import preview_venue  # start-up: see the module doc
+
+    with c.reaching_out():
+        report = preview_venue(c.settings, c.store, venue_id, limit=limit)
+    console.print_report(report)
+    llm = c.settings.llm
+    guess = estimate(llm, report.counts.get("to summarize", 0))
+    console.info(
+        f"summarizing them: about {guess.prompt_tokens:,} prompt and {guess.completion_tokens:,} completion tokens, "
+        f"${guess.cost_usd:.4f} with {llm.model} at llm.price_per_million "
+        f"(each paper read up to llm.input_token_budget = {llm.input_token_budget:,} tokens; "
+        f"--batch: ${guess.cost_usd * llm.batch_price_factor:.4f}); nothing was downloaded, asked or written"
+    )
 
 
 @cli.command()

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:  # annotations only: config imports nothing of this module, but keep it light
+    from .config import LLMSettings
 
 
 class Usage(BaseModel):
@@ -18,3 +23,17 @@ class Usage(BaseModel):
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.cost_usd = round(self.cost_usd + other.cost_usd, 8)
+
+
+# A summary's prompt besides the paper (instructions, fields, vocabulary) and a typical answer, in tokens.
+PROMPT_OVERHEAD_TOKENS = 800
+ANSWER_TOKENS = 400
+
+
+def estimate(llm: LLMSettings, papers: int) -> Usage:
+    """What summarising ``papers`` papers would cost, roughly: each read up to ``llm.input_token_budget``."""
+    prompt = papers * (llm.input_token_budget + PROMPT_OVERHEAD_TOKENS)
+    completion = papers * ANSWER_TOKENS
+    price = llm.price_per_million
+    cost = (prompt * price.input + completion * price.output) / 1_000_000
+    return Usage(llm_calls=papers, prompt_tokens=prompt, completion_tokens=completion, cost_usd=round(cost, 8))
