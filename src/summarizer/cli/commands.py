@@ -179,7 +179,9 @@ def _dry_run(c: Context, venue_id: str, limit: int | None) -> None:
         report = preview_venue(c.settings, c.store, venue_id, limit=limit)
     console.print_report(report)
     llm = c.settings.llm
-    guess = estimate(llm, report.counts.get("to summarize", 0))
+    price = llm.price_per_million
+    papers = report.counts.get("to summarize", 0)
+    guess = estimate(papers, input_token_budget=llm.input_token_budget, price_in=price.input, price_out=price.output)
     console.info(
         f"summarizing them: about {guess.prompt_tokens:,} prompt and {guess.completion_tokens:,} completion tokens, "
         f"${guess.cost_usd:.4f} with {llm.model} at llm.price_per_million "

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pydantic import BaseModel, ConfigDict
-
-if TYPE_CHECKING:  # annotations only: config imports nothing of this module, but keep it light
-    from .config import LLMSettings
 
 
 class Usage(BaseModel):
@@ -30,10 +25,10 @@ PROMPT_OVERHEAD_TOKENS = 800
 ANSWER_TOKENS = 400
 
 
-def estimate(llm: LLMSettings, papers: int) -> Usage:
-    """What summarising ``papers`` papers would cost, roughly: each read up to ``llm.input_token_budget``."""
-    prompt = papers * (llm.input_token_budget + PROMPT_OVERHEAD_TOKENS)
+def estimate(papers: int, *, input_token_budget: int, price_in: float, price_out: float) -> Usage:
+    """What summarising ``papers`` papers would cost, roughly: each read up to ``input_token_budget`` tokens,
+    at ``price_in`` and ``price_out`` USD per million tokens."""
+    prompt = papers * (input_token_budget + PROMPT_OVERHEAD_TOKENS)
     completion = papers * ANSWER_TOKENS
-    price = llm.price_per_million
-    cost = (prompt * price.input + completion * price.output) / 1_000_000
+    cost = (prompt * price_in + completion * price_out) / 1_000_000
     return Usage(llm_calls=papers, prompt_tokens=prompt, completion_tokens=completion, cost_usd=round(cost, 8))
