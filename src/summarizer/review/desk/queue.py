@@ -21,7 +21,7 @@ from summarizer.core.flags import (
     warning_kind,
 )
 from summarizer.core.records import Record
-from summarizer.core.store import Store
+from summarizer.core.store import ParsedRecords, Store
 
 from ..actions import status_label
 
@@ -109,6 +109,7 @@ class WarningCache:
 
     settings: Settings
     _paper: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    parsed: ParsedRecords = field(default_factory=dict)  # the records as last read, for Store.records
     _duplicates: tuple[frozenset[tuple[str, str]], dict[str, str]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -141,8 +142,13 @@ class WarningCache:
 
 
 def load_rows(settings: Settings, store: Store, venue_ids: list[str], cache: WarningCache) -> list[Row]:
-    """Every paper with a summary in the venues, most suspicious first (then by venue and id)."""
-    records = [r for venue_id in venue_ids for r in store.records(venue_id) if r.current is not None]
+    """Every paper with a summary in the venues, most suspicious first (then by venue and id).
+
+    Records unchanged on disk since the last listing are not read again (``cache.parsed``).
+    """
+    records = [
+        r for venue_id in venue_ids for r in store.records(venue_id, parsed=cache.parsed) if r.current is not None
+    ]
     duplicates = cache.duplicates(records)
     rows = []
     for record in records:
