@@ -72,21 +72,7 @@ def test_decisions_keep_the_order_open_the_next_paper_and_undo(project: Project,
         assert undo(s, base).status_code == 400  # nothing left to undo
 
 
-def test_after_the_last_paper_the_next_is_the_first_still_waiting_then_the_queue(project: Project) -> None:
-    write_workspace(project)
-    with desk(project, VENUE) as running:
-        base, s = running.base, session(running.base, running.token)
-        numbers = ROW.findall(s.get(f"{base}/", params={"warning": "numbers"}, timeout=30).text)
-        assert len(numbers) == 2
-        # The queue's filter goes with its papers: the next one is the next the filter keeps.
-        assert next_of(s, base, numbers[0], "?warning=numbers") == f"/paper/{numbers[1]}?warning=numbers"
-        assert next_of(s, base, numbers[1], "?warning=numbers") == f"/paper/{numbers[0]}?warning=numbers"
-        for ref in numbers:
-            assert act(s, base, ref, "approve").status_code == 200
-        assert next_of(s, base, numbers[1], "?warning=numbers") == "/?warning=numbers"
-
-
-def test_rows_show_the_summary_start_and_the_paper_marks_flagged_numbers(project: Project) -> None:
+def test_rows_to_triage_from_marked_numbers_and_the_next_paper_within_the_filter(project: Project) -> None:
     write_workspace(project)
     with desk(project, VENUE) as running:
         base, s = running.base, session(running.base, running.token)
@@ -95,6 +81,15 @@ def test_rows_show_the_summary_start_and_the_paper_marks_flagged_numbers(project
         paper = s.get(f"{base}/paper/{VENUE}/{INVENTED}", timeout=30).text
         marked = re.findall(r'<mark class="flagged"[^>]*>([^<]+)</mark>', paper)
         assert marked == ["56.7x", "86.70%", "GPT-4o"]
+
+        numbers = ROW.findall(s.get(f"{base}/", params={"warning": "numbers"}, timeout=30).text)
+        assert len(numbers) == 2
+        # The queue's filter goes with its papers: the next one is the next the filter keeps, then the first.
+        assert next_of(s, base, numbers[0], "?warning=numbers") == f"/paper/{numbers[1]}?warning=numbers"
+        assert next_of(s, base, numbers[1], "?warning=numbers") == f"/paper/{numbers[0]}?warning=numbers"
+        for ref in numbers:
+            assert act(s, base, ref, "approve").status_code == 200
+        assert next_of(s, base, numbers[1], "?warning=numbers") == "/?warning=numbers"  # none left: the queue
 
 
 def test_the_queue_pages_through_every_paper_once(project: Project) -> None:
