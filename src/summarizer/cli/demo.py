@@ -49,7 +49,6 @@ DEFAULT_DIR = Path("summarizer-demo")
 # What a demo folder is made of (examples/demo may also hold the outputs and caches of earlier runs).
 DEMO_FILES = ("config.yaml", "papers.yaml", "venues")
 SHIPPED_DIR = "demo_data"  # the wheel's copy of examples/demo (pyproject.toml: force-include)
-BATCH_POLL_S = 0.3  # `demo --batch`: the stand-in's batches finish in four polls
 
 
 def shipped_demo_dir() -> Path:
@@ -139,7 +138,6 @@ def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
         f"offline stand-ins for arXiv and the model provider; writing to {os.path.relpath(folder)}/"
     )
     with stand_ins(settings, papers, latency=REPLAY_LATENCY_S):
-        settings.llm.batch_poll_s = min(settings.llm.batch_poll_s, BATCH_POLL_S)
         ok, approved = _run_stages(settings, store, batch, left)
         console.info(
             f"review: approved the {plural(approved, 'draft')} this run wrote that need no second look; "

@@ -30,6 +30,7 @@ from summarizer.testing.fake_requests import prompt_text
 PAPERS_FILE = "papers.yaml"
 PLACEHOLDER_KEY = "demo-placeholder-not-a-real-key"
 REPLAY_LATENCY_S = 0.3  # a little model latency, so the progress and the overlap are visible
+BATCH_POLL_S = 0.3  # the stand-in's batches finish in four polls: no minute between them
 # What the shipped prompt (prompts/user.md.j2) says before the editor's feedback in a regenerate's prompt.
 FEEDBACK_MARK = "审稿意见"
 
@@ -128,6 +129,7 @@ def stand_ins(settings: Settings, papers: list[DemoPaper], *, latency: float = R
     ):
         settings.arxiv.api_url = arxiv_stub.api_url
         settings.llm.base_url = provider.base_url
+        settings.llm.batch_poll_s = min(settings.llm.batch_poll_s, BATCH_POLL_S)
         yield
 
 
