@@ -1,4 +1,4 @@
-# `make demo` and `make test` each set up .venv on first use, then run.
+# `make demo` and `make test` each set up .venv on first use (Python 3.11 or newer: PYTHON=python3.12 picks one), then run.
 # The demo installs the core and the [mkdocs] extra, which serves the site it writes (a newcomer's
 # first run stays fast); the tests add the dev tools and every extra ([dev] pulls [all]), and the
 # browser tests need Chromium and MathJax: `make browser-deps`.
@@ -10,10 +10,22 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 MATHJAX := tests/js/node_modules/mathjax/es5/tex-mml-chtml.js
+NEW_ENOUGH := import sys; sys.exit(sys.version_info < (3, 11))
 
-.PHONY: demo test test-all lint bench browser-deps clean
+.PHONY: demo test test-all lint bench browser-deps docs clean
+
+# A .venv made by a Python older than 3.11 (the install fails there, and the broken .venv would be reused by
+# every make), or one never finished (no stamp), is removed here, so the rules below make it afresh.
+VENV_OK := $(shell test -x $(BIN)/python && $(BIN)/python -c '$(NEW_ENOUGH)' 2>/dev/null && test -f $(STAMP) && echo yes)
+ifneq ($(VENV_OK),yes)
+ifneq ($(wildcard $(VENV)),)
+$(info .venv was made by a Python older than 3.11, or never finished: making it again)
+$(shell rm -rf $(VENV))
+endif
+endif
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c '$(NEW_ENOUGH)' 2>/dev/null || { echo "summarizer needs Python 3.11 or newer, and $(PYTHON) is $$($(PYTHON) -V 2>&1): run make PYTHON=python3.12 (or another 3.11+)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -e ".[mkdocs]"
 	touch $(STAMP)
@@ -45,6 +57,10 @@ lint: $(DEV_STAMP)
 
 bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/bench.py
+
+# docs/config.md from the settings models (tests/core/test_config_doc.py fails when it is stale).
+docs: $(STAMP)
+	$(BIN)/python -c "import pathlib, summarizer.core.config_doc as d; pathlib.Path(d.DOC_PATH).write_text(d.reference_markdown(), encoding='utf-8')"
 
 clean:
 	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs summarizer-demo tests/js/node_modules

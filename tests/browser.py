@@ -97,6 +97,16 @@ def serve_directory(root: Path) -> Iterator[str]:
         server.server_close()
 
 
+def save_screenshot(page: Any, folder: Path, name: str) -> Path:
+    """The page as seen, into ``folder``, and into $DESK_SCREENSHOTS when set (how examples/desk/*.png are made)."""
+    path = folder / name
+    page.screenshot(path=str(path), full_page=False)
+    target = os.environ.get("DESK_SCREENSHOTS")
+    if target:
+        shutil.copy(path, Path(target) / name)
+    return path
+
+
 @contextmanager
 def chromium() -> Iterator[Any]:
     """A Playwright browser on Debian's Chromium; every page it opens gets MathJax locally."""

@@ -36,6 +36,22 @@ def test_status_json_has_the_documented_shape(cli: RunCli, project: Project) -> 
     assert table.code == 0 and "ICML2026" in table.out and "not a PDF" in table.out
 
 
+def test_status_of_every_venue_ends_with_their_totals(cli: RunCli, project: Project) -> None:
+    store = project.store()
+    for venue, n, cost in (("ICML2026", 1, 0.25), ("ICLR2026", 2, 0.5)):
+        record = Record(venue=venue, id=f"2601.0000{n}", title="Done", arxiv_id=f"2601.0000{n}")
+        record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+        record.usage.llm_calls, record.usage.prompt_tokens, record.usage.cost_usd = n, 1000 * n, cost
+        store.save(record)
+    table = cli("status")
+    assert table.code == 0, table.err
+    cells = [[c.strip() for c in line.strip("│").split("│")] for line in table.out.splitlines() if line.startswith("│")]
+    rows = {row[0]: row[1:] for row in cells}
+    # papers, fetched, summarized, draft, approved, rejected, failed, corrupt, calls, tokens, cost
+    assert rows["total"] == ["2", "0", "2", "2", "0", "0", "0", "0", "3", "3,000", "$0.7500"]
+    assert "total" not in cli("status", "ICML2026").out  # one venue: its row is the total
+
+
 def test_usage_errors_exit_2_with_one_line(cli: RunCli) -> None:
     for args, message in [
         (("status", "NOPE"), "unknown venue 'NOPE'"),
@@ -63,3 +79,18 @@ def test_locked_venue_is_refused(cli: RunCli, project: Project) -> None:
     with locks.venue(project.store(), "ICML2026"):
         result = cli("review", "reject", "ICML2026/x", "--note", "n")
     assert result.code == 2 and "another summarizer command is working on ICML2026" in result.err
+
+
+def test_version_with_a_short_flag(cli: RunCli) -> None:
+    from importlib.metadata import version
+
+    for flag in ("-V", "--version"):
+        result = cli(flag)
+        assert result.code == 0 and result.out == f"summarizer, version {version('summarizer')}\n"
+
+
+def test_shell_completion_as_the_readme_sets_it_up(cli: RunCli) -> None:
+    script = cli(env={"_SUMMARIZER_COMPLETE": "bash_source"})
+    assert script.code == 0 and "complete -o nosort -F _summarizer_completion summarizer" in script.out
+    words = cli(env={"_SUMMARIZER_COMPLETE": "bash_complete", "COMP_WORDS": "summarizer rev", "COMP_CWORD": "1"})
+    assert words.code == 0 and words.out.split() == ["plain,review"]

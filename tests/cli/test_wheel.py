@@ -95,7 +95,9 @@ def test_installed_wheel_runs_the_demo_from_any_folder(wheel: Path, tmp_path: Pa
 
     folder = where / "summarizer-demo"
     assert "demo folder: summarizer-demo/" in out
-    page = folder / "outputs" / "site" / "docs" / "ICML2026" / "llm_efficiency" / "index.md"
+    # The closing lines name this installation's program, so they run as printed outside the checkout too.
+    assert f"\n  {target / 'bin' / 'summarizer'} --config summarizer-demo/config.yaml review serve\n" in out
+    page = folder / "outputs" / "site" / "docs" / "ICML2026" / "llm_reasoning" / "index.md"
     assert "🔥 **高频主题：** " in page.read_text("utf-8")
     assert (folder / "outputs" / "site" / "mkdocs.yml").is_file()
     package = Path(located.strip()).parent

@@ -284,7 +284,7 @@ def test_reimporting_an_export_after_a_human_edit_and_a_regen_changes_no_byte(
     line.update(summary=summary_text("外部来稿"), status="approved")
     line.pop("pending")
     result = cli("import", str(configured.write_jsonl("outside.jsonl", [line])))
-    assert result.code == 0 and "1 wait as pending drafts" in result.err
+    assert result.code == 0 and "1 waits as a pending draft" in result.err
     record = configured.store().load(VENUE, EDITED)
     assert record.approved is not None and record.approved.summary == HUMAN_TEXT
     assert [v.origin for v in record.versions] == ["llm", "human", "llm", "import"]

@@ -78,7 +78,7 @@ def expected_figures(folder: Path) -> dict[str, Any]:
         have = {lookup.get(t.casefold(), t.casefold()) for t in scored[i]["tags"]}
         mapped, hits = mapped + len(want), hits + len(want & have)
     flagged = [i for i in ids if invented_numbers(scored[i]["summary"], PaperFacts(_paper_text(papers[i])))]
-    usage = [r.usage.cost_usd for r in Store(folder / "outputs").records(VENUE)]
+    usage = [r.usage.cost_usd for r in Store(folder / "outputs").records(VENUE) if r.id in ids]
     return {
         "ids": ids,
         "field.accuracy": sum(reference[i]["field"] == scored[i]["field"] for i in ids) / len(ids),

@@ -43,7 +43,7 @@ def test_first_line_queue_and_cookie(project: Project) -> None:
         assert len(rows) == PAPERS
         # The most suspicious first; the invented numbers are named in the row.
         assert f"{VENUE}/{INVENTED}" in rows[:2]
-        assert "numbers not in the paper text: 56.7x, 86.70%, GPT-4o" in page.text
+        assert "numbers not in the abstract (the paper&#39;s text was not read): 56.7x, 86.70%, GPT-4o" in page.text
         assert XSS_TITLE not in page.text and "&lt;img src=x onerror=alert(1)&gt;" in page.text
         assert "content-security-policy" in page.headers
         filtered = s.get(f"{running.base}/", params={"warning": "numbers"}, timeout=30)

@@ -15,6 +15,7 @@ from desk_workspace import INVENTED, PAPERS, VENUE, desk, session, write_workspa
 from summarizer.core import locks
 from summarizer.review import actions as review
 from summarizer.review.desk.actions import Desk, Outcome
+from summarizer.review.desk.queue import PAGE_SIZE
 from summarizer.testing.fake_openai import FakeOpenAI, default_answer
 
 PAPER = "2601.10011"
@@ -132,10 +133,12 @@ def test_a_regen_of_a_paper_changed_meanwhile_saves_nothing(project: Project, mo
 
 
 def test_the_approve_all_page_fits_the_limit(project: Project) -> None:
-    """The desk's own page may ask to approve its 500 rows of the longest ids: that is not over the limit."""
+    """The desk's own page may ask to approve a page of rows with the longest ids: that is not over the limit."""
     write_workspace(project)
     longest = "x" * 128
-    items = [{"ref": f"{'V' * 64}/{longest[:-3]}{n:03d}", "version": 1000, "status": "approved*"} for n in range(500)]
+    items = [
+        {"ref": f"{'V' * 64}/{longest[:-3]}{n:03d}", "version": 1000, "status": "approved*"} for n in range(PAGE_SIZE)
+    ]
     with desk(project, VENUE) as running:
         s = session(running.base, running.token)
         answer = s.post(f"{running.base}/api/approve-many", json={"items": items}, headers={"Origin": running.base})

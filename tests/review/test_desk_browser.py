@@ -2,19 +2,18 @@
 
 Each test starts `summarizer review serve ICLR2026 --no-browser --port 0` as a subprocess over a
 workspace of 32 drafts (tests/desk_workspace.py) and drives it with Playwright.  Screenshots go
-to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (how examples/desk/*.png are made).
+to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (the README's come from the demo:
+tests/review/test_demo_desk_browser.py).
 """
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from browser import new_page
+from browser import new_page, save_screenshot
 from conftest import Project, RunCli
 from desk_workspace import INVENTED, VENUE, XSS_TITLE, desk, fake_browser, paper_summary, wait_for_file, write_workspace
 from summarizer.testing.fake_openai import FakeOpenAI
@@ -26,15 +25,6 @@ VALID = (
     "本文提出一种更稳健的稀疏注意力：把 attention 分解为局部窗口与全局摘要两部分，并让相邻层共享 KV cache，"
     "在 LLaMA-7B 上把推理延迟降低 \\(2.1\\times\\)，LongBench 准确率与全注意力相当。"
 )
-
-
-def save_screenshot(page: Any, tmp_path: Path, name: str) -> Path:
-    path = tmp_path / name
-    page.screenshot(path=str(path), full_page=False)
-    target = os.environ.get("DESK_SCREENSHOTS")
-    if target:
-        shutil.copy(path, Path(target) / name)
-    return path
 
 
 def open_paper(page: Any, base: str, ref: str) -> None:
@@ -71,15 +61,20 @@ def test_approve_by_key_after_moving_with_j_and_k(project: Project, cli: RunCli,
         on_paper(page, second)
         page.keyboard.press("k")
         on_paper(page, first)
-        page.keyboard.press("a")
-        assert flash(page).startswith(f"approved {first}")
-        assert page.text_content("#status") == "approved"
-        page.keyboard.press("j")  # on to the next paper waiting for a decision
+        page.keyboard.press("a")  # approved, and on to the next paper waiting for a decision
         on_paper(page, second)
+        assert flash(page).startswith(f"approved {first}")
+        assert cli("status", VENUE, "--json").json()["by_status"]["approved"] == 1
+        page.keyboard.press("k")  # the paper just decided kept its place
+        on_paper(page, first)
+        assert page.text_content("#status") == "approved"
+        page.keyboard.press("u")  # undo: a draft again
+        on_paper(page, first)
+        assert flash(page) == f"undone: {first} is draft again"
+        assert page.text_content("#status") == "draft"
         assert page.dialogs == []
-    assert cli("status", VENUE, "--json").json()["by_status"]["approved"] == 1
     venue, paper = str(first).split("/")
-    assert project.store().load(venue, paper).status == "approved"
+    assert project.store().load(venue, paper).status == "draft"
 
 
 def test_the_browser_the_desk_opens_lands_on_the_queue_and_acts(project: Project, browser: Any, tmp_path: Path) -> None:
@@ -113,8 +108,9 @@ def test_reject_asks_for_a_note(project: Project, browser: Any) -> None:
         page.wait_for_selector("#reject-form .errors li")
         assert "note" in (page.text_content("#reject-form .errors") or "")
         page.fill("#reject-form textarea[name=note]", "不属于本会议")
-        page.click("#reject-form button[type=submit]")
-        assert flash(page) == f"rejected {VENUE}/2601.10009"
+        page.keyboard.press("Control+Enter")  # submits the form being typed in, and the next paper opens
+        page.wait_for_selector(f"main#paper:not([data-paper='{VENUE}/2601.10009'])")
+        assert flash(page) == f"rejected {VENUE}/2601.10009 · u undoes it"
     record = project.store().load(VENUE, "2601.10009")
     assert (record.status, record.review_note) == ("rejected", "不属于本会议")
 
@@ -136,7 +132,7 @@ def test_edit_shows_errors_inline_keeps_the_text_then_saves(project: Project, br
         assert page.input_value("#edit-form textarea[name=summary]") == invalid
         assert page.is_visible("#edit-form")
         page.fill("#edit-form textarea[name=summary]", VALID)
-        page.click("#edit-form button[type=submit]")
+        page.keyboard.press("Meta+Enter")  # ⌘+Enter on a Mac
         assert flash(page) == f"saved {VENUE}/2601.10010 version 2 (human), waiting for review"
         page.wait_for_selector("#summary mjx-container", timeout=SLOW)  # the site's MathJax config, served locally
     record = project.store().load(VENUE, "2601.10010")
@@ -253,3 +249,51 @@ def test_bulk_approve_of_selected_rows(project: Project, browser: Any) -> None:
         assert page.locator("tr[data-paper]").count() == 30
     approved = {f"{VENUE}/{r.id}" for r in project.store().records(VENUE) if r.status == "approved"}
     assert approved == chosen
+
+
+class Keys:
+    """The keyboard, counted: every key press of a test goes through here."""
+
+    def __init__(self, page: Any):
+        self.page = page
+        self.presses = 0
+
+    def press(self, key: str) -> None:
+        self.presses += 1
+        self.page.keyboard.press(key)
+
+
+def test_thirty_drafts_reviewed_with_one_key_press_each(project: Project, browser: Any) -> None:
+    """From the queue: Enter opens the first paper, then each decision is one key, and the next paper opens."""
+    write_workspace(project)
+    decisions = 30
+    with desk(project, VENUE) as running, new_page(browser) as page:
+        page.goto(running.url)
+        page.wait_for_selector("body[data-ready='1']")
+        order = [page.locator("tr[data-paper]").nth(i).get_attribute("data-paper") for i in range(decisions + 1)]
+        keys = Keys(page)
+        keys.press("Enter")
+        for n in range(decisions):
+            on_paper(page, order[n])  # waiting is not pressing
+            keys.press("a")
+        on_paper(page, order[decisions])  # the 31st paper waits, in the queue's order
+        assert keys.presses == 1 + decisions
+    approved = {f"{VENUE}/{r.id}" for r in project.store().records(VENUE) if r.status == "approved"}
+    assert approved == set(order[:decisions])
+
+
+def test_the_edit_view_keeps_the_papers_text_beside_the_editor(project: Project, browser: Any, tmp_path: Path) -> None:
+    write_workspace(project)
+    with desk(project, VENUE) as running, new_page(browser) as page:
+        page.set_viewport_size({"width": 1280, "height": 800})
+        page.goto(running.url)
+        open_paper(page, running.base, f"{VENUE}/{INVENTED}")
+        assert page.locator("#summary mark.flagged").count() == 3  # the invented numbers, marked in the text
+        page.keyboard.press("e")
+        editor = page.locator("#edit-form textarea[name=summary]").bounding_box()
+        source = page.locator("section.source").bounding_box()
+        assert editor is not None and source is not None
+        assert source["x"] + source["width"] <= editor["x"]  # side by side
+        assert source["y"] < editor["y"] + editor["height"] and editor["y"] < source["y"] + source["height"]
+        assert editor["y"] + editor["height"] <= 800 and source["y"] < 800  # both in view
+        save_screenshot(page, tmp_path, "desk-edit.png")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ import click
 import summarizer.cli.console as console
 from summarizer.core.errors import ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_write_text
+from summarizer.core.report import plural
 from summarizer.core.sanitize import json_terminal_safe
 
 from .context import Context, finish, pass_ctx, split_ref, tell
@@ -27,7 +30,7 @@ from .review_commands import review
 COMMAND_SURFACE = """\\b
 Commands at a glance:
   fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]]
-  run VENUE [--limit N] [--batch [--no-wait]]    regen VENUE/ID [--feedback TEXT]
+  run VENUE [--limit N] [--batch [--no-wait]] [--dry-run]    regen VENUE/ID [--feedback TEXT]
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
@@ -37,6 +40,7 @@ Commands at a glance:
   status [VENUE] [--json]             demo [--batch] [--dir PATH]
   eval VENUE --against REF.jsonl [--trust all|trusted|agree]
   eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF.jsonl]
+  init [DIR]                          a new project: a commented config.yaml, a venue list, prompts/
 
 \\b
 Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
@@ -68,7 +72,7 @@ class _Group(click.Group):
 )
 @click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
-@click.version_option(package_name="summarizer")
+@click.version_option(None, "-V", "--version", package_name="summarizer")
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
     """Turn a conference's accepted papers into Chinese digest pages.
@@ -105,7 +109,7 @@ def fetch(c: Context, venue_id: str, limit: int | None) -> None:
     """Read the venue's list, fetch arXiv metadata and PDFs, extract the text."""
     from summarizer.fetch import fetch_venue  # start-up: see the module doc
 
-    with c.locked(venue_id) as store:
+    with c.reaching_out(), c.locked(venue_id) as store:
         report = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
     console.print_report(report)
     finish(report.ok)
@@ -133,7 +137,7 @@ def _summarize(c: Context, venue_id: str, *, limit: int | None, force: bool, bat
 def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: bool, no_wait: bool) -> None:
     """Write a draft summary for every fetched paper that has none."""
     _check_batch_flags(batch, no_wait)
-    with c.locked(venue_id):
+    with c.reaching_out(), c.locked(venue_id):
         report = _summarize(c, venue_id, limit=limit, force=force, batch=batch, wait=not no_wait)
     console.print_report(report)
     finish(report.ok)
@@ -144,15 +148,21 @@ def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: 
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
 @click.option("--batch", is_flag=True, help="Summarise through the provider's Batch API (half price, within 24 h).")
 @click.option("--no-wait", is_flag=True, help="With --batch: submit and go on; run the same command later to collect.")
+@click.option(
+    "--dry-run", is_flag=True, help="Read the venue's list and say what a run would do and cost; change nothing."
+)
 @pass_ctx
-def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool) -> None:
+def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool, dry_run: bool) -> None:
     """fetch + summarize + build --drafts: a venue from its list to a preview site."""
     from summarizer.fetch import fetch_venue  # start-up: see the module doc
     from summarizer.site import build_site  # start-up: see the module doc
 
     _check_batch_flags(batch, no_wait)
-    c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
-    with c.locked(venue_id) as store:
+    if dry_run:
+        _dry_run(c, venue_id, limit)
+        return
+    with c.reaching_out(), c.locked(venue_id) as store:
+        c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
         fetched = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
         console.print_report(fetched)
         summarized = _summarize(c, venue_id, limit=limit, force=False, batch=batch, wait=not no_wait)
@@ -164,6 +174,26 @@ def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool
     finish(fetched.ok and summarized.ok)
 
 
+def _dry_run(c: Context, venue_id: str, limit: int | None) -> None:
+    """``run --dry-run``: the source read and counted, the summaries priced; nothing written, no key needed."""
+    from summarizer.core.usage import estimate  # start-up: see the module doc
+    from summarizer.fetch import preview_venue  # start-up: see the module doc
+
+    with c.reaching_out():
+        report = preview_venue(c.settings, c.store, venue_id, limit=limit)
+    console.print_report(report)
+    llm = c.settings.llm
+    price = llm.price_per_million
+    papers = report.counts.get("to summarize", 0)
+    guess = estimate(papers, input_token_budget=llm.input_token_budget, price_in=price.input, price_out=price.output)
+    console.info(
+        f"summarizing them: about {guess.prompt_tokens:,} prompt and {guess.completion_tokens:,} completion tokens, "
+        f"${guess.cost_usd:.4f} with {llm.model} at llm.price_per_million "
+        f"(each paper read up to llm.input_token_budget = {llm.input_token_budget:,} tokens; "
+        f"--batch: ${guess.cost_usd * llm.batch_price_factor:.4f}); nothing was downloaded, asked or written"
+    )
+
+
 @cli.command()
 @click.argument("ref", metavar="VENUE/ID")
 @click.option("--feedback", help="What to change, in words for the model (审稿意见).")
@@ -173,7 +203,7 @@ def regen(c: Context, ref: str, feedback: str | None) -> None:
     from summarizer.summarize.online import regenerate  # start-up: see the module doc
 
     venue_id, paper_id = split_ref(ref)
-    with c.locked(venue_id) as store:
+    with c.reaching_out(), c.locked(venue_id) as store:
         done = regenerate(c.settings, store, venue_id, paper_id, feedback=feedback)
     tell(done.lines)
 
@@ -244,7 +274,7 @@ def export(c: Context, venue_id: str, output: Path | None) -> None:
         written, skipped = export_jsonl(venue_id, c.store, buffer)
         atomic_write_text(output, buffer.getvalue())
     skipped_note = f" ({skipped} without a summary left out)" if skipped else ""
-    console.info(f"exported {written} papers of {venue_id}{skipped_note}")
+    console.info(f"exported {plural(written, 'paper')} of {venue_id}{skipped_note}")
 
 
 @cli.command()
@@ -283,3 +313,21 @@ def demo(ctx: click.Context, batch: bool, folder: Path | None) -> None:
     if isinstance(ctx.obj, Context):
         ctx.obj.on_work_start()
     run_demo(folder, batch=batch)
+
+
+@cli.command()
+@click.argument("folder", metavar="[DIR]", required=False, type=click.Path(path_type=Path, file_okay=False))
+def init(folder: Path | None) -> None:
+    """Start a project in DIR (default: here): a commented config.yaml, a sample venue list, prompts/."""
+    from .init import VENUE, init_project  # start-up: see the module doc
+
+    target = folder or Path(".")
+    written = init_project(target)
+    for path in written:
+        console.info(f"wrote {os.path.relpath(path)}")
+    config = shlex.quote(os.path.relpath(target / "config.yaml"))
+    run = f"{console.summarizer_program()} --config {config}"
+    console.info(
+        f"next: set llm (your provider) in {config}, list your papers in venues/{VENUE}.txt, then\n"
+        f"  {run} status\n  {run} run {VENUE} --limit 3"
+    )

@@ -9,11 +9,12 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import shlex
 import shutil
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -174,7 +175,14 @@ def _bars_off() -> bool:
 
 @contextmanager
 def _rich_bar(description: str, total: int) -> Iterator[Bar]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     bar = Progress(
         TextColumn("{task.description}"),
@@ -182,6 +190,8 @@ def _rich_bar(description: str, total: int) -> Iterator[Bar]:
         MofNCompleteColumn(),
         TextColumn("{task.fields[status]}"),
         TimeElapsedColumn(),
+        TextColumn("eta"),  # how long: from the pace so far (summarize's text beside the bar says what it spent)
+        TimeRemainingColumn(compact=True),
         console=err,
         transient=False,
     )
@@ -208,19 +218,26 @@ class _RichBar(Bar):
         self._bar.update(self._task, completed=done, status=shown(text))
 
 
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m" if seconds >= 3600 else f"{seconds // 60}m{seconds % 60:02d}s"
+
+
 class _PlainLines(Bar):
-    """``summarize ICML2026: 120/900 · 118 done · … (2m10s)`` on stderr, for logs: no bar, no carriage returns.
+    """``summarize ICML2026: 120/900 · … · $0.0123 (2m10s, about 14m05s left)`` on stderr, for logs: no bar,
+    no carriage returns; the time left is the pace so far applied to what is left.
 
     Printed when a paper finishes and at least PLAIN_PROGRESS_EVERY_S have passed, and by a timer
     thread while nothing finishes, so a log never goes quiet for longer than that.
     """
 
-    def __init__(self, description: str, total: int):
+    def __init__(self, description: str, total: int, clock: Callable[[], float] = time.monotonic):
         self.description = description
         self.total = total
         self.done = 0
         self.text = ""
-        self.started = self.last = time.monotonic()
+        self.clock = clock
+        self.started = self.last = clock()
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._timer = threading.Thread(target=self._tick, name="progress-lines", daemon=True)
@@ -253,15 +270,22 @@ class _PlainLines(Bar):
             self._emit_if_due()
 
     def _emit_if_due(self) -> None:
-        if time.monotonic() - self.last >= PLAIN_PROGRESS_EVERY_S:
+        if self.clock() - self.last >= PLAIN_PROGRESS_EVERY_S:
             self._emit()
+
+    def line(self) -> str:
+        """The line as of now (call holding the lock)."""
+        elapsed = self.clock() - self.started
+        note = f" · {self.text}" if self.text else ""
+        left = ""
+        if 0 < self.done < self.total:
+            left = f", about {_duration(elapsed / self.done * (self.total - self.done))} left"
+        return f"{self.description}: {self.done}/{self.total}{note} ({_duration(elapsed)}{left})"
 
     def _emit(self) -> None:
         with self._lock:
-            self.last = now = time.monotonic()
-            elapsed = int(now - self.started)
-            note = f" · {self.text}" if self.text else ""
-            line = f"{self.description}: {self.done}/{self.total}{note} ({elapsed // 60}m{elapsed % 60:02d}s)"
+            self.last = self.clock()
+            line = self.line()
         err.print(shown(line))
 
 
@@ -284,17 +308,25 @@ class TerminalProgress(stage_progress.Progress):
 PROGRESS = TerminalProgress()
 
 
-def mkdocs_serve(config: str) -> str:
-    """``mkdocs serve -f CONFIG`` as this installation runs it; without MkDocs (the ``[mkdocs]`` extra), how to get it.
-
-    The ``mkdocs`` beside this Python (a venv's bin/) is shown by its path, so it works without activating the venv.
-    """
-    beside = Path(sys.executable).with_name("mkdocs")
+def installed_program(name: str) -> str | None:
+    """How to run this installation's ``name`` from here: the one beside this Python (a venv's bin/) by its path,
+    so it works without activating the venv; else one on PATH; None when there is neither."""
+    beside = Path(sys.executable).with_name(name)
     if beside.is_file():
         relative = os.path.relpath(beside)
-        command = relative if not relative.startswith("..") else str(beside)
-    elif shutil.which("mkdocs"):
-        command = "mkdocs"
-    else:
+        return relative if not relative.startswith("..") else str(beside)
+    return name if shutil.which(name) else None
+
+
+def summarizer_program() -> str:
+    """``summarizer`` as this installation runs it (``python -m summarizer`` when no script is installed)."""
+    return installed_program("summarizer") or f"{shlex.quote(sys.executable)} -m summarizer"
+
+
+def mkdocs_serve(config: str) -> str:
+    """``mkdocs serve -f CONFIG`` as this installation runs it; without MkDocs (the ``[mkdocs]`` extra), how to
+    get it."""
+    command = installed_program("mkdocs")
+    if command is None:
         return f"pip install 'summarizer[mkdocs]', then mkdocs serve -f {config}"
     return f"{command} serve -f {config}"

@@ -77,6 +77,13 @@ class Context:
                 held.enter_context(self.locked(venue_id))
             yield self.store
 
+    def reaching_out(self) -> contextlib.AbstractContextManager[bool]:
+        """For a command that reaches arXiv or the model: in a demo folder, the demo's offline stand-ins answer
+        instead (``demo_stand_ins``), for as long as the block runs; yields whether they do."""
+        from .demo_stand_ins import in_demo_folder  # start-up: see the module doc
+
+        return in_demo_folder(self.settings, console.info)
+
     def site_locked(self, *, drafts: bool) -> contextlib.AbstractContextManager[Path]:
         """The lock of ``outputs/site`` (``outputs/preview`` with ``drafts``): one build of a folder at a time."""
         from summarizer.core import locks  # start-up: see the module doc

@@ -8,6 +8,12 @@ from the paper text), and a fake OpenAI-compatible provider that replays the
 recorded summaries written for the demo.  Nothing leaves the machine and no key
 is needed.
 
+It approves the drafts it writes but for a few that ``papers.yaml`` leaves for the editor, each
+flagged by a warning (an invented number, a near-duplicate, a length outside the house range), and
+ends with the commands that review them: those commands run in the demo folder with the same
+stand-ins (``demo_stand_ins``), so the editor's loop works offline too.  It never approves a draft
+it did not write in this run: a second run leaves an editor's edits and regenerations as they are.
+
 The demo's files live in ``examples/demo/`` of the repository; the wheel ships
 them as ``summarizer/demo_data/`` (see ``pyproject.toml``).  The demo runs in a
 folder of its own (``./summarizer-demo/`` unless ``--dir`` says otherwise): on
@@ -21,40 +27,28 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 import summarizer.cli.console as console
 from summarizer.core import locks
 from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.errors import SummarizerError, UsageError
+from summarizer.core.report import plural
 from summarizer.core.store import Store
 from summarizer.fetch import fetch_venue
 from summarizer.review.actions import approve
 from summarizer.site import build_site
 from summarizer.summarize.batch import summarize_venue_batch
 from summarizer.summarize.online import summarize_venue
-from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
-from summarizer.testing.fake_openai import FakeOpenAI, paper_title
 
-PLACEHOLDER_KEY = "demo-placeholder-not-a-real-key"
+from .demo_closing import closing_note
+from .demo_stand_ins import REPLAY_LATENCY_S, load_papers, stand_ins
+
 DEFAULT_DIR = Path("summarizer-demo")
 # What a demo folder is made of (examples/demo may also hold the outputs and caches of earlier runs).
 DEMO_FILES = ("config.yaml", "papers.yaml", "venues")
 SHIPPED_DIR = "demo_data"  # the wheel's copy of examples/demo (pyproject.toml: force-include)
-REPLAY_LATENCY_S = 0.3  # a little model latency, so the progress and the overlap are visible
-BATCH_POLL_S = 0.3  # `demo --batch`: the stand-in's batches finish in four polls
-
-
-@dataclass
-class DemoPaper:
-    venue: str
-    paper: FakePaper
-    answer: dict[str, Any]
 
 
 def shipped_demo_dir() -> Path:
@@ -86,42 +80,37 @@ def prepare_folder(folder: Path) -> Path:
     return folder
 
 
-def load_papers(path: Path) -> list[DemoPaper]:
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    papers = []
-    for item in data["papers"]:
-        paper = FakePaper(
-            arxiv_id=str(item["arxiv_id"]),
-            title=item["title"],
-            abstract=item["abstract"],
-            authors=list(item["authors"]),
-            categories=list(item["categories"]),
-            comment=item.get("comment"),
-            published="2026-12-01T08:00:00Z",
-            sections=list(item["sections"].items()),
-        )
-        papers.append(DemoPaper(venue=item["venue"], paper=paper, answer=dict(item["answer"])))
-    return papers
+def _versions(store: Store, venue_id: str) -> dict[str, int | None]:
+    """Each paper's newest version number now (None: no summary), to tell what this run writes."""
+    return {r.id: (r.current.number if r.current else None) for r in store.records(venue_id)}
 
 
-def replay(papers: list[DemoPaper]) -> Any:
-    """The stand-in provider's answer: the recorded summary of the paper the prompt names."""
-    by_title = {p.paper.title: p.answer for p in papers}
+def _approve_what_it_wrote(
+    settings: Settings, store: Store, venue_id: str, before: dict[str, int | None], left: set[str]
+) -> int:
+    """Approve the drafts this run wrote, but those ``left`` for the editor: never a draft it did not write
+    (an editor's edit, a regenerated version, an import, a draft of an earlier run)."""
+    written = [
+        r.id
+        for r in store.records(venue_id)
+        if r.current is not None
+        and r.current.origin == "llm"
+        and r.status == "draft"
+        and before.get(r.id) != r.current.number
+        and f"{venue_id}/{r.id}" not in left
+    ]
+    if written:
+        approve(settings, store, venue_id, written)
+    return len(written)
 
-    def answer(body: dict[str, Any]) -> dict[str, Any]:
-        title = paper_title(body)
-        if title not in by_title:
-            raise KeyError(f"no recorded answer for {title!r}")
-        return by_title[title]
 
-    return answer
-
-
-def _run_stages(settings: Settings, store: Store, batch: bool) -> bool:
-    ok = True
+def _run_stages(settings: Settings, store: Store, batch: bool, left: set[str]) -> tuple[bool, int]:
+    """Every venue fetched, summarised and its new drafts approved (but ``left``), under the venue's lock."""
+    ok, approved = True, 0
     progress = console.PROGRESS
     for venue in settings.venues:
         with locks.venue(store, venue.id):
+            before = _versions(store, venue.id)
             fetched = fetch_venue(settings, store, venue.id, progress=progress)
             console.print_report(fetched)
             if batch:
@@ -129,35 +118,9 @@ def _run_stages(settings: Settings, store: Store, batch: bool) -> bool:
             else:
                 summarized = summarize_venue(settings, store, venue.id, progress=progress)
             console.print_report(summarized)
+            approved += _approve_what_it_wrote(settings, store, venue.id, before, left)
         ok = ok and fetched.ok and summarized.ok
-    return ok
-
-
-def _approve_drafts(settings: Settings, store: Store) -> None:
-    console.info("review: approving every draft (an editor would read them first: summarizer review list VENUE)")
-    for venue in settings.venues:
-        with locks.venue(store, venue.id):
-            done = approve(settings, store, venue.id, None)
-        for line in done.lines:
-            console.info(line)
-
-
-def _closing_note(settings: Settings, site_root: Path) -> None:
-    config = os.path.relpath(settings.config_file)
-    pages = sorted(site_root.glob("docs/*/*/index.md"))
-    page = max(pages, key=lambda p: (p.stat().st_size, str(p)), default=None)  # the fullest page
-    out = console.out
-    out.print()
-    if page is not None:
-        out.print(f"[bold]One of the pages[/bold] ({os.path.relpath(page)}):\n")
-        out.print(page.read_text(encoding="utf-8"), markup=False, highlight=False)
-    out.print("[bold]Done.[/bold] The demo's papers are fictional and their summaries are recorded samples.")
-    out.print(f"  demo folder: {os.path.relpath(settings.config_file.parent)}/", markup=False)
-    out.print(f"  site:        {os.path.relpath(site_root)}/docs/", markup=False)
-    out.print(f"  serve it:    {console.mkdocs_serve(f'{os.path.relpath(site_root)}/mkdocs.yml')}", markup=False)
-    out.print(f"  records:     summarizer --config {config} review list ICML2026", markup=False)
-    out.print(f"  a real venue, with a real key: a config.yaml like {config} (see the README), then", markup=False)
-    out.print("    export OPENAI_API_KEY=sk-...  &&  summarizer run ICML2026", markup=False)
+    return ok, approved
 
 
 def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
@@ -168,24 +131,21 @@ def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
     folder = prepare_folder(folder or DEFAULT_DIR)
     settings = load_settings(folder / "config.yaml")
     papers = load_papers(folder / "papers.yaml")
-    os.environ.setdefault(settings.llm.api_key_env, PLACEHOLDER_KEY)
+    left = {f"{p.venue}/{p.paper.arxiv_id}" for p in papers if p.left_for_review}
     store = Store(settings.outputs_dir)
     console.info(
         f"demo: {len(papers)} fictional papers, {len(settings.venues)} venues, "
         f"offline stand-ins for arXiv and the model provider; writing to {os.path.relpath(folder)}/"
     )
-    with (
-        FakeArxiv([p.paper for p in papers]) as arxiv_stub,
-        FakeOpenAI(answer=replay(papers), latency=REPLAY_LATENCY_S, model=settings.llm.model) as provider,
-    ):
-        settings.arxiv.api_url = arxiv_stub.api_url
-        settings.llm.base_url = provider.base_url
-        settings.llm.batch_poll_s = min(settings.llm.batch_poll_s, BATCH_POLL_S)
-        ok = _run_stages(settings, store, batch)
-        _approve_drafts(settings, store)
+    with stand_ins(settings, papers, latency=REPLAY_LATENCY_S):
+        ok, approved = _run_stages(settings, store, batch, left)
+        console.info(
+            f"review: approved the {plural(approved, 'draft')} this run wrote that need no second look; "
+            "the flagged ones wait for you (listed below)"
+        )
         with locks.site(settings.outputs_dir, drafts=False):
             report = build_site(settings, store, None, drafts=False)
         console.print_report(report)
-    _closing_note(settings, Path(report.subject))
+    closing_note(settings, store, Path(report.subject), papers)
     if not ok:
         raise SummarizerError("the demo had failures (listed above): please report this as a bug")

@@ -24,12 +24,10 @@ def review() -> None:
 @pass_ctx
 def review_list(c: Context, venue_id: str, status: str | None) -> None:
     """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
-    from summarizer.review.actions import listed  # start-up: see the module doc
-
     from .views import print_list  # start-up: see the module doc
 
     c.settings.venue(venue_id)
-    print_list(c.settings, venue_id, listed(c.store, venue_id, status=status), status=status)
+    print_list(c.settings, venue_id, c.store.records(venue_id), status=status)
 
 
 @review.command("show")
@@ -133,7 +131,8 @@ def review_serve(c: Context, venue_ids: tuple[str, ...], host: str, port: int, n
     for venue_id in venue_ids:
         c.settings.venue(venue_id)
     chosen = list(dict.fromkeys(venue_ids)) or [v.id for v in c.settings.venues]
-    serve(c.settings, chosen, host=host, port=port, open_browser=not no_browser)
+    with c.reaching_out():  # the regenerate button asks the model
+        serve(c.settings, chosen, host=host, port=port, open_browser=not no_browser)
 
 
 def _run_editor(text: str) -> str | None:

@@ -15,10 +15,11 @@ from rich.text import Text
 import summarizer.cli.console as console
 from summarizer.core.config import Settings
 from summarizer.core.errors import clip
-from summarizer.core.flags import current_warnings
+from summarizer.core.flags import current_warnings, shown_warnings, venue_duplicates
 from summarizer.core.records import Record, Version
+from summarizer.core.report import plural
 from summarizer.core.sanitize import terminal_safe
-from summarizer.review.actions import listed_version, status_label
+from summarizer.review.actions import listed_version, matches_status, status_label
 
 
 def _age(created_at: str, now: datetime) -> str:
@@ -42,10 +43,16 @@ def _text(value: str, style: str = "") -> Text:
     return Text(terminal_safe(value), style=style)
 
 
-def print_list(settings: Settings, venue_id: str, records: list[Record], *, status: str | None) -> None:
-    """The table of ``review list``: one row a paper, then a legend when approved* appears."""
+def print_list(settings: Settings, venue_id: str, venue_records: list[Record], *, status: str | None) -> None:
+    """The table of ``review list``: one row a paper, then a legend when approved* appears.
+
+    ``venue_records`` is every readable record of the venue: near-duplicates are found among all of them,
+    as the review desk finds them, whatever ``status`` lists.
+    """
     now = datetime.now(UTC)
-    table = Table(title=Text(f"{venue_id}: {len(records)} papers" + (f" ({status})" if status else "")))
+    twins = venue_duplicates(venue_records)
+    records = [r for r in venue_records if matches_status(r, status)]
+    table = Table(title=Text(f"{venue_id}: {plural(len(records), 'paper')}" + (f" ({status})" if status else "")))
     for column in ("id", "status"):  # whole, so an id can be copied into the next command
         table.add_column(column, no_wrap=True)
     for column in ("field", "tags", "chars", "warnings", "model", "age"):
@@ -56,9 +63,8 @@ def print_list(settings: Settings, venue_id: str, records: list[Record], *, stat
             failure = "; ".join(f.reason for f in record.failures.values())
             table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
             continue
-        warnings = current_warnings(settings, record, current)
-        if record.fetch.abstract_only:
-            warnings.append("abstract only")
+        twin = twins.get(f"{record.venue}/{record.id}")
+        warnings = shown_warnings(record, current_warnings(settings, record, current), twin)
         table.add_row(
             *_cells(
                 record.id,
@@ -142,6 +148,26 @@ def _print_review_state(record: Record) -> None:
         out.print(Text("summarised from the arXiv abstract only (the PDF could not be read)", style="yellow"))
 
 
+def _status_cells(row: dict[str, Any]) -> list[str]:
+    usage = row["usage"]
+    return [
+        str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
+        str(row["by_status"]["draft"]), str(row["by_status"]["approved"]), str(row["by_status"]["rejected"]),
+        str(len(row["failed"])), str(len(row.get("corrupt", []))), str(usage["llm_calls"]),
+        f"{usage['prompt_tokens'] + usage['completion_tokens']:,}", f"${usage['cost_usd']:.4f}",
+    ]  # fmt: skip
+
+
+def _totals(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every venue's counts added up, in the shape of one venue's row."""
+    total: dict[str, Any] = {key: sum(row[key] for row in rows) for key in ("papers", "fetched", "summarized")}
+    total["by_status"] = {k: sum(row["by_status"][k] for row in rows) for k in ("draft", "approved", "rejected")}
+    total["failed"] = [f for row in rows for f in row["failed"]]
+    total["corrupt"] = [c for row in rows for c in row.get("corrupt", [])]
+    total["usage"] = {k: sum(row["usage"][k] for row in rows) for k in rows[0]["usage"]}
+    return total
+
+
 def print_status(rows: list[dict[str, Any]]) -> None:
     table = Table(title="summarizer status")
     for column in (
@@ -160,13 +186,10 @@ def print_status(rows: list[dict[str, Any]]) -> None:
     ):
         table.add_column(column, justify="left" if column == "venue" else "right")
     for row in rows:
-        usage = row["usage"]
-        table.add_row(
-            terminal_safe(row["venue"]), str(row["papers"]), str(row["fetched"]), str(row["summarized"]),
-            str(row["by_status"]["draft"]), str(row["by_status"]["approved"]), str(row["by_status"]["rejected"]),
-            str(len(row["failed"])), str(len(row.get("corrupt", []))), str(usage["llm_calls"]),
-            f"{usage['prompt_tokens'] + usage['completion_tokens']:,}", f"${usage['cost_usd']:.4f}",
-        )  # fmt: skip
+        table.add_row(terminal_safe(row["venue"]), *_status_cells(row))
+    if len(rows) > 1:
+        table.add_section()
+        table.add_row(Text("total", style="bold"), *_status_cells(_totals(rows)), style="bold")
     console.out.print(table)
     for row in rows:
         for batch in row.get("batches", []):

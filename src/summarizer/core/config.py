@@ -30,33 +30,50 @@ SafeId = Annotated[str, AfterValidator(_check_safe_id)]
 
 
 class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_default=True)
+    # A key's docstring is its description: docs/config.md and `summarizer init`'s comments are made of them.
+    model_config = ConfigDict(extra="forbid", validate_default=True, use_attribute_docstrings=True)
 
 
 class Price(_Section):
     input: float = Field(0.15, ge=0)
+    """USD per million prompt (input) tokens."""
     output: float = Field(0.60, ge=0)
+    """USD per million completion (output) tokens."""
 
 
 class LLMSettings(_Section):
     base_url: str = "https://api.openai.com/v1"
+    """Any OpenAI-compatible chat-completions endpoint (OpenAI, DeepSeek, Qwen, Kimi, GLM, vLLM, Ollama …)."""
     api_key_env: str = "OPENAI_API_KEY"
+    """The environment variable that holds the key; the key is read from it only when a call needs it."""
     model: str = "gpt-4o-mini"
+    """The model name the provider knows."""
     temperature: float = Field(0.2, ge=0, le=2)
+    """Sampling temperature (a reasoning model that refuses it gets its default)."""
     structured_output: Literal["auto", "json_schema", "json_object"] = "auto"
+    """`auto` asks for a strict JSON schema and falls back to `json_object` on a 400."""
     max_concurrency: int = Field(8, ge=1, le=256)
+    """Requests in flight at once."""
     requests_per_minute: int = Field(500, ge=1)
+    """Your account's request limit: requests are paced to stay under it."""
     tokens_per_minute: int = Field(200_000, ge=1)
+    """Your account's token limit: requests are paced to stay under it."""
     timeout_s: float = Field(120, gt=0)
+    """Seconds to wait for one answer."""
     max_attempts: int = Field(4, ge=1, le=20)
+    """Calls per paper at most, re-asks and retries included."""
     input_token_budget: int = Field(6000, ge=500)
+    """Tokens of the paper the model reads: abstract, introduction, conclusion first."""
     max_output_tokens: int = Field(1024, ge=64)
+    """The answer's token cap (raise it for reasoning models, e.g. 4096)."""
     price_per_million: Price = Field(default_factory=Price)
-    # The Batch API path (`summarize --batch`): seconds between status polls, and its price as a
-    # fraction of price_per_million (OpenAI, Qwen and Groq bill batches at half price).
+    """Prices for the cost shown by `summarize` and `status`."""
     batch_poll_s: float = Field(60, gt=0)
+    """`summarize --batch`: seconds between status polls."""
     batch_price_factor: float = Field(0.5, ge=0, le=1)
-    backoff_s: float = Field(1.0, ge=0)  # the longest first wait before a retry (jittered; doubles, at most 60 s)
+    """`summarize --batch`: its price as a share of `price_per_million` (OpenAI, Qwen, Groq: half price)."""
+    backoff_s: float = Field(1.0, ge=0)
+    """The longest first wait before a retry (jittered; doubles, at most 60 s)."""
 
     def api_key(self) -> str:
         """The key, read from the environment only when a call needs it."""
@@ -68,98 +85,143 @@ class LLMSettings(_Section):
 
 class ArxivSettings(_Section):
     api_url: str = "https://export.arxiv.org/api/query"
+    """The arXiv API (a mirror may stand in)."""
     delay_s: float = Field(3, ge=0)
+    """Seconds between arXiv API requests (arXiv asks for 3)."""
 
 
 class OpenReviewSettings(_Section):
     api_url: str = "https://api2.openreview.net"
-    username_env: str = "OPENREVIEW_USERNAME"  # the account is read from these variables, never from a file
+    """OpenReview's API v2."""
+    username_env: str = "OPENREVIEW_USERNAME"
+    """The variable holding the OpenReview login (read from the environment, never from a file)."""
     password_env: str = "OPENREVIEW_PASSWORD"
+    """The variable holding the OpenReview password."""
 
 
 class HttpSettings(_Section):
     """Every host the fetch stage talks to: listings, detail pages, PDFs, the arXiv API."""
 
-    contact: str = ""  # an e-mail address for the User-Agent, so a host can reach you instead of blocking you
-    min_interval_s: float = Field(1.0, ge=0)  # at most one request per host this often (listings, pages, PDFs)
-    timeout_s: float = Field(60, gt=0)  # per read: connecting, and each wait for the next bytes
-    download_deadline_s: float = Field(300, gt=0)  # a whole download (a PDF, a listing), its retries included
+    contact: str = ""
+    """An e-mail address for the User-Agent, so a host can reach you instead of blocking you."""
+    min_interval_s: float = Field(1.0, ge=0)
+    """At most one request per host this often (listings, pages, PDFs)."""
+    timeout_s: float = Field(60, gt=0)
+    """Per read: connecting, and each wait for the next bytes."""
+    download_deadline_s: float = Field(300, gt=0)
+    """A whole download (a PDF, a listing), its retries included."""
     max_pdf_mb: float = Field(50, gt=0)
+    """A PDF larger than this is refused (the paper is summarised from its abstract)."""
     pdf_concurrency: int = Field(2, ge=1, le=32)
-    retry_attempts: int = Field(4, ge=1, le=20)  # tries per request, the first included
-    backoff_s: float = Field(2.0, ge=0)  # the first wait before a retry; each further wait doubles (at most 60 s)
+    """PDF downloads at once (each host still paced by `min_interval_s`)."""
+    retry_attempts: int = Field(4, ge=1, le=20)
+    """Tries per request, the first included."""
+    backoff_s: float = Field(2.0, ge=0)
+    """The first wait before a retry; each further wait doubles (at most 60 s)."""
 
 
 class ExtractSettings(_Section):
     """Reading one PDF's text, in a worker process: bounds no real paper reaches, so a hostile file fails alone."""
 
     max_pages: int = Field(300, ge=1)
-    max_chars: int = Field(2_000_000, ge=1_000)  # characters of text over the whole PDF
+    """Pages read of one PDF at most."""
+    max_chars: int = Field(2_000_000, ge=1_000)
+    """Characters of text over the whole PDF at most."""
     timeout_s: float = Field(60, gt=0)
-    memory_mb: int = Field(400, ge=200)  # the worker's address space (RLIMIT_AS), pymupdf and Python included
+    """Seconds to read one PDF's text."""
+    memory_mb: int = Field(400, ge=200)
+    """The worker's address space (RLIMIT_AS), pymupdf and Python included."""
 
 
 class HotTopics(_Section):
     top_k: int = Field(3, ge=0)
+    """Tags shown as a field's hot topics (0: none)."""
     min_count: int = Field(2, ge=1)
+    """Papers a tag needs to be a hot topic."""
 
 
 class SiteSettings(_Section):
     title: str = "论文解读"
+    """The site's name, in its header and home page."""
     hot_topics: HotTopics = Field(default_factory=HotTopics)
+    """The `🔥 高频主题` line of each field page."""
 
 
 class PathSettings(_Section):
     cache: Path = Path("cache")
+    """PDFs, extracted text and model answers (safe to delete; re-runs then fetch and pay again)."""
     outputs: Path = Path("outputs")
+    """Records (the editorial work: back it up), batch state, the sites."""
     prompts: Path | None = None
+    """A prompts folder of your own (default: the shipped `prompts/`)."""
 
 
 class _Source(_Section):
-    match_arxiv: bool = False  # find each paper's arXiv version (verified close title match)
+    match_arxiv: bool = False
+    """Find each paper's arXiv version (a verified close title match), to link it and fill what the source lacks."""
 
 
 class ListSource(_Source):
     """A file of the venue's papers: ``.txt`` (arXiv ids, URLs or titles), ``.csv`` or ``.jsonl``."""
 
     type: Literal["list"]
+    """`list`: a file of the venue's papers."""
     path: Path
+    """A `.txt` (arXiv ids, abs/pdf URLs or titles, one a line), `.csv` or `.jsonl`; relative to the config."""
 
 
 class ArxivQuerySource(_Source):
     type: Literal["arxiv_query"]
+    """`arxiv_query`: an arXiv API search."""
     query: str
+    """The search, e.g. `co:"AAAI 2026"`."""
     max_results: int = Field(2000, ge=1, le=30000)
-    include_unconfirmed: bool = False  # keep "under review" / "submitted to" results too
+    """Results read at most."""
+    include_unconfirmed: bool = False
+    """Keep "under review" and "submitted to" results too."""
 
 
 class OpenReviewSource(_Source):
     type: Literal["openreview"]
-    openreview_venue: str  # OpenReview's venue id, e.g. ICLR.cc/2026/Conference
+    """`openreview`: a venue's accepted papers (needs a login: see `openreview`)."""
+    openreview_venue: str
+    """OpenReview's venue id, e.g. `ICLR.cc/2026/Conference`."""
 
 
 class VirtualSiteSource(_Source):
     type: Literal["virtual_site"]
-    url: str  # …/static/virtual/data/iclr-2026-orals-posters.json
+    """`virtual_site`: a conference site's orals-and-posters JSON."""
+    url: str
+    """e.g. `https://iclr.cc/static/virtual/data/iclr-2026-orals-posters.json`."""
 
 
 class AclAnthologySource(_Source):
     type: Literal["acl_anthology"]
-    volumes: list[str] = Field(min_length=1)  # e.g. [2026.acl-long, 2026.findings-acl]
-    data_dir: Path | None = None  # default: the package's own clone of the Anthology data
+    """`acl_anthology`: ACL Anthology volumes (the `acl` extra)."""
+    volumes: list[str] = Field(min_length=1)
+    """e.g. `[2026.acl-long, 2026.findings-acl]`."""
+    data_dir: Path | None = None
+    """A copy of the Anthology's `data/` folder (default: the package's own clone)."""
 
 
 class CvfSource(_Source):
     type: Literal["cvf"]
-    conference: str  # e.g. CVPR2026
-    url: str | None = None  # the listing's base (default: openaccess.thecvf.com)
-    abstracts: bool = True  # read each paper page for its abstract (one request per paper)
+    """`cvf`: the CVF open-access listing."""
+    conference: str
+    """e.g. `CVPR2026`."""
+    url: str | None = None
+    """The listing's base (default: openaccess.thecvf.com)."""
+    abstracts: bool = True
+    """Read each paper's page for its abstract (one request per paper)."""
 
 
 class PmlrSource(_Source):
     type: Literal["pmlr"]
-    volume: int | None = Field(None, ge=1)  # e.g. 267
-    url: str | None = None  # a citeproc.yaml of the volume, instead of the volume's own
+    """`pmlr`: a PMLR volume."""
+    volume: int | None = Field(None, ge=1)
+    """e.g. `267` (ICML 2025)."""
+    url: str | None = None
+    """A `citeproc.yaml` of the volume, instead of the volume's own."""
 
     @model_validator(mode="after")
     def _volume_or_url(self) -> PmlrSource:
@@ -178,8 +240,11 @@ class _Named(_Section):
     """A venue or a field: an id (a folder name), a display name (the id when absent), an emoji."""
 
     id: SafeId
+    """Letters, digits, `.`, `_` or `-`: it names a folder and appears in URLs."""
     name: str = ""
+    """The display name (default: the id)."""
     emoji: str = ""
+    """Shown before the name."""
 
     @model_validator(mode="after")
     def _name_defaults_to_id(self) -> Self:
@@ -190,15 +255,19 @@ class _Named(_Section):
 
 class Venue(_Named):
     source: Source | None = None
+    """Where its accepted papers come from (none: records arrive by `summarizer import`)."""
 
 
 class FieldSpec(_Named):
     description: str = ""
+    """What belongs in the field: the model picks a field by it, so tell neighbouring fields apart."""
 
 
 class TagSettings(_Section):
     vocabulary: list[str] = Field(default_factory=list)
+    """The tags the model prefers (hot topics tally them)."""
     aliases: dict[str, str] = Field(default_factory=dict)
+    """Variants folded into a tag, e.g. `{大语言模型: LLM}`."""
     _lookup: dict[str, str] | None = PrivateAttr(default=None)
 
     def canonical(self, key: str) -> str | None:
@@ -215,15 +284,25 @@ class TagSettings(_Section):
 
 class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    """The model provider."""
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
+    """arXiv's API."""
     openreview: OpenReviewSettings = Field(default_factory=OpenReviewSettings)
+    """OpenReview's API and its login."""
     http: HttpSettings = Field(default_factory=HttpSettings)
+    """Every host the fetch stage talks to: listings, pages, PDFs, the arXiv API."""
     extract: ExtractSettings = Field(default_factory=ExtractSettings)
+    """Reading one PDF's text, in a worker process."""
     site: SiteSettings = Field(default_factory=SiteSettings)
+    """The published site."""
     paths: PathSettings = Field(default_factory=PathSettings)
+    """Where files go; relative paths are relative to the config file's folder."""
     venues: list[Venue]
+    """The venues: each a folder of records and a section of the site (required; may be empty)."""
     fields: list[FieldSpec] = Field(min_length=1)
+    """The fields (the sections of the site): at least one."""
     tags: TagSettings = Field(default_factory=TagSettings)
+    """The tag vocabulary and its aliases."""
 
     # Where the file came from, and the moved keys it still uses; not keys of the file.
     _config_file: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))

@@ -99,7 +99,12 @@ def _read_yaml(config_file: Path, shown: str) -> dict[str, Any]:
     try:
         text = config_file.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
-        raise ConfigError("config file not found (use --config PATH or SUMMARIZER_CONFIG)", file=shown) from exc
+        folder = config_file.resolve().parent
+        raise ConfigError(
+            f"config file not found (looked in {folder}): give --config PATH or set SUMMARIZER_CONFIG, "
+            "or start a project there with `summarizer init`",
+            file=shown,
+        ) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read the config file: {exc.strerror}", file=shown) from exc
     except UnicodeDecodeError as exc:

@@ -285,7 +285,7 @@ class ImportProblems(ImportFileError):
         super().__init__(
             file,
             None,
-            f"{len(problems)} of {total} lines {verb} problems (listed above); "
+            f"{len(problems)} of {total} line{'' if total == 1 else 's'} {verb} problems (listed above); "
             "fix them, or import the others with --skip-invalid",
         )
 

@@ -22,6 +22,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from .cjk import CJK_RANGES
@@ -86,6 +87,12 @@ DUPLICATE_SHARE = 0.8
 
 PREFIX_NUMBERS = "numbers not in the paper text"
 PREFIX_NO_NUMBER = "no number, though the paper reports results"
+# What the checks read when the paper's text is not there (never fetched, or its PDF failed): the abstract.
+PAPER_TEXT = "paper text"
+ABSTRACT = "abstract"
+_NUMBERS_IN = {PAPER_TEXT: PREFIX_NUMBERS, ABSTRACT: "numbers not in the abstract (the paper's text was not read)"}
+_NO_NUMBER_IN = {PAPER_TEXT: PREFIX_NO_NUMBER, ABSTRACT: "no number, though the abstract reports results"}
+ABSTRACT_ONLY = "abstract only"
 PREFIX_FIELD = "field "
 PREFIX_TAGS = "tags outside the vocabulary"
 PREFIX_DUPLICATE = "nearly identical to"
@@ -106,13 +113,13 @@ KINDS: dict[str, tuple[str, int]] = {
 
 def warning_kind(warning: str) -> str:
     for prefix, kind in (
-        (PREFIX_NUMBERS, "numbers"),
-        (PREFIX_NO_NUMBER, "no-number"),
+        ("numbers not in the", "numbers"),
+        ("no number, though", "no-number"),
         (PREFIX_TAGS, "tags"),
         (PREFIX_DUPLICATE, "duplicate"),
         ("length ", "length"),
         ("little Chinese", "chinese"),
-        ("abstract only", "abstract-only"),
+        (ABSTRACT_ONLY, "abstract-only"),
     ):
         if warning.startswith(prefix):
             return kind
@@ -175,25 +182,40 @@ def invented_numbers(summary: str, facts: PaperFacts) -> list[str]:
     return found
 
 
-def read_paper_for_checks(settings: Settings, record: Record) -> str | None:
-    """Title plus the sections the model read; None when there is none to compare with."""
+@dataclass(frozen=True)
+class CheckText:
+    """What a summary is checked against: the text the model read, and whether that was only the abstract."""
+
+    text: str
+    source: str = PAPER_TEXT  # PAPER_TEXT or ABSTRACT: the warnings name it
+
+
+def read_paper_for_checks(settings: Settings, record: Record) -> CheckText | None:
+    """Title plus the sections the model read; a paper whose text is not there (an import never fetched, a
+    cached text gone) is checked against its abstract; None when there is nothing to compare with."""
     try:
         sections = paper_sections(settings, record)
     except NoInput:
+        sections = [("abstract", record.abstract)] if record.abstract else []
+    if not sections:
         return None
-    return "\n".join([record.title, *(body for _, body in sections)])
+    source = ABSTRACT if [name for name, _ in sections] == ["abstract"] else PAPER_TEXT
+    return CheckText("\n".join([record.title, *(body for _, body in sections)]), source)
 
 
-def paper_warnings(settings: Settings, summary: str, tags: list[str], field: str, text: str | None) -> list[str]:
+def paper_warnings(
+    settings: Settings, summary: str, tags: list[str], field: str, text: str | CheckText | None
+) -> list[str]:
     """Every warning about one summary that needs no other paper (the near-duplicate check does)."""
     warnings = list(summary_warnings(summary))
-    facts = PaperFacts(text) if text else None
-    if facts is not None:
+    checked = CheckText(text) if isinstance(text, str) else text
+    facts = PaperFacts(checked.text) if checked and checked.text else None
+    if checked is not None and facts is not None:
         invented = invented_numbers(summary, facts)
         if invented:
-            warnings.append(f"{PREFIX_NUMBERS}: {', '.join(invented[:8])}")
+            warnings.append(f"{_NUMBERS_IN[checked.source]}: {', '.join(invented[:8])}")
         if facts.has_results and not any(ch.isdigit() for ch in summary):
-            warnings.append(PREFIX_NO_NUMBER)
+            warnings.append(_NO_NUMBER_IN[checked.source])
         spec = settings.field(field)
         # The paper is often English and the description Chinese: the summary (its Chinese rendering) counts too.
         if spec is not None and spec.description and not (_words(spec.description) & (facts.words | _words(summary))):
@@ -217,12 +239,13 @@ def current_warnings(settings: Settings, record: Record, version: Version | None
     if current is None:
         return []
     # A stored length warning was judged by the house range of its day: the length is judged anew (it needs no read).
+    length = length_warning(current.summary)
+    fresh = [length] if length else []
     stored = [w for w in current.warnings if warning_kind(w) != "length"]
     if current.checked:  # found when it was stored: no need to read the paper again (5,000 of them in a list)
-        length = length_warning(current.summary)
-        return [length, *stored] if length else stored
+        return merge(fresh, stored)
     stored = stored or summary_warnings(current.summary)
-    return merge(stored, record_warnings(settings, record, current.summary, current.tags, current.field))
+    return merge(fresh, stored, record_warnings(settings, record, current.summary, current.tags, current.field))
 
 
 def merge(*groups: Iterable[str]) -> list[str]:
@@ -298,3 +321,26 @@ def near_duplicates(summaries: dict[str, str], share: float = DUPLICATE_SHARE) -
         index.add(ref, text)
     found = {ref: index.find(ref, text) for ref, text in summaries.items()}
     return {ref: warning for ref, warning in found.items() if warning is not None}
+
+
+def venue_duplicates(records: Iterable[Record]) -> dict[str, str]:
+    """ref -> a near-duplicate warning, found now among each venue's current summaries (rejected papers left out)."""
+    by_venue: dict[str, dict[str, str]] = {}
+    for record in records:
+        if record.current is not None and record.status != "rejected":
+            by_venue.setdefault(record.venue, {})[f"{record.venue}/{record.id}"] = record.current.summary
+    found: dict[str, str] = {}
+    for summaries in by_venue.values():
+        found.update(near_duplicates(summaries))
+    return found
+
+
+def shown_warnings(record: Record, version_warnings: Iterable[str], twin: str | None) -> list[str]:
+    """What `review list` and the review desk show for a paper, the same in both: its version's warnings (a stored
+    near-duplicate warning left out, as its twin may have changed since), "abstract only", and the twin found now."""
+    warnings = [w for w in version_warnings if warning_kind(w) != "duplicate"]
+    if record.fetch.abstract_only:
+        warnings.append(ABSTRACT_ONLY)
+    if twin:
+        warnings.append(twin)
+    return warnings

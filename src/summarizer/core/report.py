@@ -62,9 +62,14 @@ class Report:
         return ", ".join(parts) + self.tail
 
 
+def plural(n: int, noun: str, many: str = "") -> str:
+    """``1 paper``, ``2 papers`` (``many`` when adding an s is wrong: ``1 batch``, ``2 batches``)."""
+    return f"{n} {noun if n == 1 else (many or noun + 's')}"
+
+
 def usage_line(usage: Usage) -> str:
     return (
-        f"{usage.llm_calls} model calls, {usage.prompt_tokens:,} prompt + "
+        f"{plural(usage.llm_calls, 'model call')}, {usage.prompt_tokens:,} prompt + "
         f"{usage.completion_tokens:,} completion tokens, ${usage.cost_usd:.4f}"
     )
 

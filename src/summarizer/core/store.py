@@ -20,6 +20,9 @@ from .ids import SAFE_ID, is_safe_paper_id
 from .records import SCHEMA_VERSION, Record
 from .wording import validation_message
 
+# Records read before, by path: the file's (modification time in ns, size) when read, and the record.
+ParsedRecords = dict[Path, tuple[tuple[int, int], Record]]
+
 
 class Store:
     """Every record of ``outputs/records/``.
@@ -103,14 +106,22 @@ class Store:
         if path not in self.corrupt:
             path.unlink(missing_ok=True)
 
-    def records(self, venue_id: str) -> list[Record]:
-        """The venue's readable records, by id; corrupt ones are skipped and remembered in ``corrupt``."""
+    def records(self, venue_id: str, *, parsed: ParsedRecords | None = None) -> list[Record]:
+        """The venue's readable records, by id; corrupt ones are skipped and remembered in ``corrupt``.
+
+        ``parsed``: records read before, by path, with their file's modification time and size: a file
+        unchanged since is not read again (the review desk lists thousands of records on every page).
+        """
         folder = self.venue_dir(venue_id)
         if not folder.is_dir():
             return []
         good = []
         for path in sorted(folder.glob("*.json")):
             try:
+                if parsed is not None:
+                    good.append(self._parsed_again(path, parsed))
+                    self.corrupt.pop(path, None)
+                    continue
                 good.append(self._parse(path, path.read_bytes()))
                 self.corrupt.pop(path, None)  # repaired since (a long-lived store: the review desk)
             except RecordError as exc:
@@ -118,6 +129,16 @@ class Store:
             except OSError as exc:
                 self._found_corrupt(path, f"{path}: cannot be read ({exc.strerror or exc})")
         return good
+
+    def _parsed_again(self, path: Path, parsed: ParsedRecords) -> Record:
+        stat = path.stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        before = parsed.get(path)
+        if before is not None and before[0] == stamp:
+            return before[1]
+        record = self._parse(path, path.read_bytes())
+        parsed[path] = (stamp, record)
+        return record
 
     def corrupt_in(self, venue_id: str) -> list[Path]:
         return sorted(p for p in self.corrupt if p.parent.name == venue_id)

@@ -47,10 +47,8 @@ def tag_settings(settings: Settings, aliases: Path | None) -> TagSettings:
 def text_for_checks(settings: Settings, record: Record) -> str | None:
     """What a summary is checked against: the text the model read, else the title and the abstract the record
     holds (an imported paper never fetched still has one); None when there is neither."""
-    text = read_paper_for_checks(settings, record)
-    if text is None and record.abstract:
-        return f"{record.title}\n{record.abstract}"
-    return text
+    found = read_paper_for_checks(settings, record)  # the abstract when the text was never read
+    return found.text if found is not None else None
 
 
 def score_pairs(settings: Settings, matched: Matched) -> list[Scored]:

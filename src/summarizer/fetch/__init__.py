@@ -3,7 +3,7 @@
 ``run`` is the pipeline (gather → resolve metadata → fetch PDFs → extract); ``sources`` reads each
 kind of venue list; ``net`` is the polite HTTP every host gets; ``arxiv_api`` the arXiv client;
 ``pdf_worker`` reads each PDF's text (``pdf_text``) in a process of its own, bounded per paper.
-``fetch_venue`` is the stage's one entry point.
+``fetch_venue`` is the stage's entry point; ``preview_venue`` says what it would do (``run --dry-run``).
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .preview import preview_venue
     from .run import fetch_venue
 
-__all__ = ["fetch_venue"]
+__all__ = ["fetch_venue", "preview_venue"]
 
 
 def __getattr__(name: str) -> Any:
@@ -23,4 +24,8 @@ def __getattr__(name: str) -> Any:
         from .run import fetch_venue
 
         return fetch_venue
+    if name == "preview_venue":
+        from .preview import preview_venue
+
+        return preview_venue
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -10,12 +10,13 @@ lists it as approved*.  The CLI and the review desk call these same functions.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from summarizer.core import limits
 from summarizer.core.config import Settings
 from summarizer.core.errors import ChangedSince, NothingToApprove, SummaryRejected, UsageError
-from summarizer.core.records import Record, Version
-from summarizer.core.report import Done
+from summarizer.core.records import Record, Status, Version
+from summarizer.core.report import Done, plural
 from summarizer.core.rules import check_human_summary
 from summarizer.core.sanitize import clean_text
 from summarizer.core.store import Store
@@ -29,7 +30,8 @@ def status_label(record: Record) -> str:
     return "approved*" if record.has_pending_draft else record.status
 
 
-def _matches(record: Record, status: str | None) -> bool:
+def matches_status(record: Record, status: str | None) -> bool:
+    """Whether ``review list --status STATUS`` lists the paper (draft = waiting for review)."""
     if status is None:
         return True
     if status == "draft":
@@ -39,7 +41,7 @@ def _matches(record: Record, status: str | None) -> bool:
 
 def listed(store: Store, venue_id: str, *, status: str | None) -> list[Record]:
     """The venue's papers for ``review list`` (under ``status``: draft = waiting for review)."""
-    return [r for r in store.records(venue_id) if _matches(r, status)]
+    return [r for r in store.records(venue_id) if matches_status(r, status)]
 
 
 def listed_version(record: Record, status: str | None) -> Version | None:
@@ -86,7 +88,7 @@ def approve(settings: Settings, store: Store, venue_id: str, paper_ids: list[str
         records = approvable(store, venue_id, paper_ids)
     done = approve_records(store, venue_id, records)
     if paper_ids is None:
-        done.lines.append(f"{len(records)} papers approved in {venue_id}")
+        done.lines.append(f"{plural(len(records), 'paper')} approved in {venue_id}")
     return done
 
 
@@ -172,3 +174,34 @@ def require_version(
             "nothing saved; reload to see the change"
         )
     return record
+
+
+@dataclass(frozen=True)
+class ReviewState:
+    """What a decision (approve, reject) changes in a record, and its newest version, which it does not."""
+
+    status: Status
+    approved_version: int | None
+    review_note: str | None
+    version: int | None
+
+    @classmethod
+    def of(cls, record: Record) -> ReviewState:
+        current = record.current.number if record.current else None
+        return cls(record.status, record.approved_version, record.review_note, current)
+
+
+def undo_decision(store: Store, venue_id: str, paper_id: str, before: ReviewState, after: ReviewState) -> Done:
+    """Put a decision back: the paper's review state as ``before``, if it is still ``after`` (what the decision left).
+    Call locked.  A paper changed since (a new version, another decision) is not touched: ``ChangedSince``."""
+    record = store.load(venue_id, paper_id)
+    if ReviewState.of(record) != after:
+        raise ChangedSince(
+            f"{venue_id}/{paper_id} changed since it was decided (now version {ReviewState.of(record).version}, "
+            f"{status_label(record)}): nothing undone; open it to see the change"
+        )
+    record.status = before.status
+    record.approved_version = before.approved_version
+    record.review_note = before.review_note
+    store.save(record)
+    return Done([f"undone: {venue_id}/{paper_id} is {status_label(record)} again"])

@@ -23,7 +23,7 @@ from summarizer.core.errors import ImportFileError, ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_create_text
 from summarizer.core.ids import normalize_title, strip_version
 from summarizer.core.records import Origin, Record, Status, Version
-from summarizer.core.report import Report
+from summarizer.core.report import Report, plural
 from summarizer.core.sanitize import clean_line, clean_text
 from summarizer.core.store import Store
 
@@ -56,14 +56,15 @@ class ImportResult:
         for key in ("created", "updated", "unchanged"):
             report.count(key, getattr(self, key))
         if self.pending:
-            report.tail += f" ({self.pending} wait as pending drafts: the paper has an approved or human version)"
+            waits = "waits as a pending draft" if self.pending == 1 else "wait as pending drafts"
+            report.tail += f" ({self.pending} {waits}: the paper has an approved or human version)"
         if self.rejected:
             report.tail += f"; {self.rejected} rejected, written with their reasons to {self.rejected_path}"
         if len(self.warnings) <= MAX_WARNINGS_SHOWN:
             report.warnings = list(self.warnings)
         else:
             report.warn(
-                f"{len(self.warnings)} warnings on {self.warned_lines} lines, kept with the versions "
+                f"{len(self.warnings)} warnings on {plural(self.warned_lines, 'line')}, kept with the versions "
                 "(see: summarizer review list VENUE)"
             )
         return report

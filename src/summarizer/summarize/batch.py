@@ -44,7 +44,7 @@ from typing import IO, Any
 from summarizer.core.config import Settings
 from summarizer.core.errors import BatchNotFound, UsageError
 from summarizer.core.progress import QUIET, Progress
-from summarizer.core.report import Report
+from summarizer.core.report import Report, plural
 from summarizer.core.store import Store
 
 from .answer import answer_spec
@@ -261,12 +261,13 @@ def _finish(b: _Batches, entry: BatchEntry) -> None:
     again = f"run `summarizer summarize {b.venue_id} --batch` to submit them again (or without --batch to ask online)"
     if c.gone:
         b.run.report.fail(
-            f"batch {shown_id(entry.id)}", f"{c.gone}, so it is forgotten: {c.unrun} papers not summarised; {again}"
+            f"batch {shown_id(entry.id)}",
+            f"{c.gone}, so it is forgotten: {plural(c.unrun, 'paper')} not summarised; {again}",
         )
     elif entry.status != "completed":
         errors = getattr(batch.errors, "data", None) or []
         why = provider_words("; ".join(str(e.message) for e in errors if getattr(e, "message", None)))
         b.run.report.fail(
             f"batch {shown_id(entry.id)}",
-            f"{entry.status}{f' ({why})' if why else ''}: {c.unrun} papers not summarised; {again}",
+            f"{entry.status}{f' ({why})' if why else ''}: {plural(c.unrun, 'paper')} not summarised; {again}",
         )

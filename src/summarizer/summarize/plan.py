@@ -87,7 +87,7 @@ class SummarizeRun:
         tokens = self.usage.prompt_tokens + self.usage.completion_tokens
         return (
             f"{self.done} done · {self.failed} failed · {self.cached} cached · "
-            f"{tokens:,} tokens · ${self.usage.cost_usd:.4f}"
+            f"{tokens:,} tokens · ${self.usage.cost_usd:.4f} spent"
         )
 
     def succeed(self, job: Job, draft: Draft, usage: Usage) -> None:

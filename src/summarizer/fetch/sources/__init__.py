@@ -13,6 +13,7 @@ from typing import Any
 from summarizer.core.config import ListSource, Venue
 from summarizer.core.errors import ConfigError, UsageError
 from summarizer.core.records import Record
+from summarizer.core.report import plural
 
 from . import acl, arxiv_query, cvf, openreview, pmlr, virtual_site
 from .base import Entry, Gathered, SourceContext
@@ -80,7 +81,7 @@ def from_records(ctx: SourceContext, venue: Venue, records: list[Record], limit:
     if not entries and not abstract_only:
         raise UsageError(
             f"venue {venue.id} has no source in {ctx.settings.config_file.name} and none of its "
-            f"{len(records)} records has an arXiv id, a PDF URL or an abstract: add source: "
+            f"{plural(len(records), 'record')} has an arXiv id, a PDF URL or an abstract: add source: "
             "{type: list, path: FILE} (or openreview, acl_anthology, cvf, pmlr, virtual_site, arxiv_query)"
         )
     counts = {"abstract only": abstract_only} if abstract_only else {}

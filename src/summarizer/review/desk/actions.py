@@ -21,13 +21,16 @@ from summarizer.core.errors import (
     SummaryRejected,
     UsageError,
 )
+from summarizer.core.records import Record
+from summarizer.core.report import plural
 from summarizer.core.rules import check_human_summary
 from summarizer.core.sanitize import clean_line
 from summarizer.core.store import Store
 from summarizer.summarize.online import ask_again, record_failure, save_regenerated
 
 from .. import actions as review
-from ..actions import TAG_SEPARATORS
+from ..actions import TAG_SEPARATORS, ReviewState
+from .decisions import Decision, Decisions
 
 # A click while a command holds the venue waits this long for it, then names the holder.
 LOCK_WAIT_S = 3.0
@@ -45,6 +48,7 @@ class Desk:
         self.venue_ids = venue_ids
         self.lock_wait_s = lock_wait_s
         self.store = Store(settings.outputs_dir)
+        self.decisions = Decisions()
 
     def split(self, ref: object) -> tuple[str, str]:
         venue_id, sep, paper = str(ref).partition("/")
@@ -78,19 +82,48 @@ class Desk:
 
     def _act(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
         action = data.get("action")
-        review.require_version(self.store, venue_id, paper, seen.version, status=seen.status)
+        record = review.require_version(self.store, venue_id, paper, seen.version, status=seen.status)
         if action == "approve":
             review.approve_records(self.store, venue_id, review.approvable(self.store, venue_id, [paper]))
+            self._decided("approved", record)
             return f"approved {venue_id}/{paper} (version {seen.version})"
         if action == "reject":
             note = clean_line(str(data.get("note") or ""))
             if not note:
                 raise Problems(["say why in a note: it stays in the record for the next editor"])
             review.reject(self.settings, self.store, venue_id, paper, note=note)
+            self._decided("rejected", record)
             return f"rejected {venue_id}/{paper}"
         if action == "edit":
             return self._edit(venue_id, paper, data)
         raise UsageError(f"unknown action {str(action)[:20]!r}")
+
+    def _decided(self, action: str, before: Record) -> None:
+        """Remember a decision on ``before`` (the record as it was, now saved changed), for "just decided" and undo."""
+        after = self.store.load(before.venue, before.id)
+        self._remember(action, before, ReviewState.of(before), ReviewState.of(after))
+
+    def _remember(self, action: str, record: Record, before: ReviewState, after: ReviewState) -> None:
+        self.decisions.add(Decision(f"{record.venue}/{record.id}", action, record.title, before, after))
+
+    def undo(self, ref: object) -> Outcome:
+        """Undo the newest decision (on ``ref`` when given), if the paper is still as the decision left it."""
+        decision = self.decisions.latest(str(ref) if ref else None)
+        if decision is None:
+            return Outcome(400, {"error": "nothing to undo: no decision of this desk's session is left to undo"})
+        try:
+            venue_id, paper = self.split(decision.ref)
+            with self.locked(venue_id):
+                done = review.undo_decision(self.store, venue_id, paper, decision.before, decision.after)
+        except ChangedSince as exc:
+            self.decisions.drop(decision)  # the paper moved on: this decision can no longer be put back
+            return Outcome(409, {"error": str(exc)})
+        except LockedError as exc:
+            return Outcome(423, {"error": str(exc)})
+        except SummarizerError as exc:
+            return Outcome(400, {"error": str(exc)})
+        self.decisions.drop(decision)
+        return Outcome(200, {"message": done.lines[0], "paper": f"/paper/{decision.ref}"})
 
     def _regen(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
         """The model is asked with no lock held; the lock is taken to save, if the page's version is still current."""
@@ -142,9 +175,12 @@ class Desk:
                     ]
                     for venue_id, papers in wanted.items()
                 }
+                before = {id(r): ReviewState.of(r) for records in checked.values() for r in records}
                 with store.all_or_nothing():
                     for venue_id, records in checked.items():
                         review.approve_records(store, venue_id, records)
+                for record in (r for records in checked.values() for r in records):  # approved as saved
+                    self._remember("approved", record, before[id(record)], ReviewState.of(record))
         except ChangedSince as exc:
             return Outcome(409, {"error": f"nothing approved: {exc}"})
         except LockedError as exc:
@@ -152,7 +188,7 @@ class Desk:
         except SummarizerError as exc:
             return Outcome(400, {"error": f"nothing approved: {exc}"})
         total = sum(len(r) for r in checked.values())
-        return Outcome(200, {"message": f"{total} papers approved"})
+        return Outcome(200, {"message": f"{plural(total, 'paper')} approved"})
 
     def _wanted(self, items: list[Any]) -> dict[str, list[tuple[str, Seen]]]:
         if not isinstance(items, list) or not items:

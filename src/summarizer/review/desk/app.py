@@ -1,4 +1,5 @@
-"""The review desk's ASGI app: the queue, the paper view, the preview, the actions."""
+"""The review desk's ASGI app: the queue (in pages, in the session's order), the paper view, the preview,
+the actions and their undo."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import markdown
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -22,16 +23,30 @@ from summarizer.core.paper_text import paper_sections
 from summarizer.site import MATHJAX_CONFIG, draft_field_page
 
 from .actions import Desk
+from .decisions import KEEP
 from .diff import word_diff
-from .queue import QUEUE_STATUSES, STATUS_FILTERS, Filters, Row, WarningCache, counts, load_rows, warning_choices
+from .highlight import flagged_tokens, mark_flagged
+from .queue import (
+    PAGE_SIZE,
+    STATUS_FILTERS,
+    Filters,
+    Page,
+    QueueOrder,
+    Row,
+    WarningCache,
+    counts,
+    load_rows,
+    neighbours,
+    next_after,
+    warning_choices,
+)
 from .security import MAX_BODY
 
 HERE = Path(__file__).resolve().parent
 MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
 # The site's config subscribes to Material's document$; the desk has no Material, MathJax typesets on load.
 DOCUMENT_SHIM = "window.document$ = window.document$ || { subscribe: function () {} };\n"
-PAGE_SIZE = 500
-# A bulk approve names up to a page of rows: 500 of the longest refs (193 characters) fit.
+# A bulk approve names up to a page of rows: a page of the longest refs (193 characters) fits.
 MAX_BULK_BODY = PAGE_SIZE * 300
 
 
@@ -40,29 +55,29 @@ class DeskApp:
         self.desk = Desk(settings, venue_ids)
         self.settings = settings
         self.cache = WarningCache(settings)
+        self.order = QueueOrder()
         self.mathjax_src = "/mathjax/tex-mml-chtml.js" if mathjax_dir else MATHJAX_CDN
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals["mathjax_src"] = self.mathjax_src
         self.templates.env.filters["web_url"] = web_url
 
     def rows(self) -> list[Row]:
-        return load_rows(self.settings, self.desk.store, self.desk.venue_ids, self.cache)
+        """Every paper with a summary, in the session's order."""
+        return self.order.arrange(load_rows(self.settings, self.desk.store, self.desk.venue_ids, self.cache))
 
     async def queue(self, request: Request) -> Response:
-        q = request.query_params
-        filters = Filters(
-            venue=q.get("venue", ""),
-            field=q.get("field", ""),
-            status=q.get("status", "review") if q.get("status") in STATUS_FILTERS else "review",
-            warning=q.get("warning", ""),
-            q=q.get("q", "")[:200],
-        )
+        filters = Filters.of(request.query_params)
         rows = await run_in_threadpool(self.rows)
         shown = [r for r in rows if filters.keep(r)]
+        page = Page.of(shown, _int(request.query_params.get("page"), 1))
         context = {
             "filters": filters,
-            "rows": shown[:PAGE_SIZE],
+            "filter_query": filters.query(),
+            "rows": page.rows,
+            "page": page,
+            "page_size": PAGE_SIZE,
             "total": len(shown),
+            "decided": self.desk.decisions.recent(),
             "counts": counts(rows),
             "venues": self.desk.venue_ids,
             "fields": self.settings.fields,
@@ -82,10 +97,21 @@ class DeskApp:
         rows = await run_in_threadpool(self.rows)
         return self.templates.TemplateResponse(request, "paper.html", self._paper_context(request, record, rows))
 
+    async def next_paper(self, request: Request) -> Response:
+        """After a decision: the next paper the queue's filters keep, in the session's order, else the queue."""
+        ref = f"{request.path_params['venue']}/{request.path_params['paper']}"
+        filters = Filters.of(request.query_params)
+        rows = await run_in_threadpool(self.rows)
+        found = next_after(rows, ref, filters)
+        query = f"?{filters.query()}" if filters.query() else ""
+        return RedirectResponse(f"/paper/{found}{query}" if found else f"/{query}", status_code=303)
+
     def _paper_context(self, request: Request, record: Any, rows: list[Row]) -> dict[str, Any]:
         ref = f"{record.venue}/{record.id}"
         row = next((r for r in rows if r.ref == ref), None)
-        prev, next_ = _neighbours(rows, ref)
+        filters = Filters.of(request.query_params)
+        decided = frozenset(d.ref for d in self.desk.decisions.recent(KEEP))
+        prev, next_ = neighbours(rows, ref, filters, decided)
         try:
             sections = paper_sections(self.settings, record)
             sections_note = ""
@@ -95,14 +121,18 @@ class DeskApp:
         a, b = _pick_versions(request, numbers)
         va, vb = record.version(a) if a else None, record.version(b) if b else None
         current = record.current
+        warnings = row.warnings if row else []
         return {
             "record": record,
             "ref": ref,
+            "filter_query": filters.query(),
+            "summary_parts": mark_flagged(current.summary, flagged_tokens(warnings)) if current else [],
+            "decided": self.desk.decisions.recent(1),
             "status": row.status if row else "unsummarized",
             "current": current,
             "field": self.settings.field(current.field) if current else None,
             "fields": self.settings.fields,
-            "warnings": row.warnings if row else [],
+            "warnings": warnings,
             "sections": sections,
             "sections_note": sections_note,
             "prev": prev,
@@ -152,21 +182,23 @@ class DeskApp:
         outcome = await run_in_threadpool(self.desk.approve_many, items)
         return JSONResponse(outcome.body, status_code=outcome.status)
 
+    async def undo(self, request: Request) -> Response:
+        data = await _json_body(request, MAX_BODY, "nothing undone", "undo one decision at a time")
+        if isinstance(data, Response):
+            return data
+        outcome = await run_in_threadpool(self.desk.undo, data.get("ref"))
+        return JSONResponse(outcome.body, status_code=outcome.status)
+
     async def mathjax_config(self, request: Request) -> Response:
         text = DOCUMENT_SHIM + MATHJAX_CONFIG.read_text(encoding="utf-8")
         return Response(text, media_type="application/javascript")
 
 
-def _neighbours(rows: list[Row], ref: str) -> tuple[str | None, str | None]:
-    """The papers still needing a decision before and after this one in the queue's order.
-
-    Rows keep their place once decided, so after approving a paper `j` goes on to the next one.
-    """
-    at = next((i for i, r in enumerate(rows) if r.ref == ref), -1)
-    waiting = [(i, r.ref) for i, r in enumerate(rows) if r.status in QUEUE_STATUSES and r.ref != ref]
-    before = [r for i, r in waiting if i < at]
-    after = [r for i, r in waiting if i > at]
-    return (before[-1] if before else None), (after[0] if after else None)
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value or "")
+    except ValueError:
+        return default
 
 
 def web_url(url: str | None) -> str:
@@ -219,9 +251,11 @@ def create_app(settings: Settings, venue_ids: list[str], *, mathjax_dir: Path | 
     routes = [
         Route("/", desk.queue),
         Route("/paper/{venue}/{paper}", desk.paper),
+        Route("/paper/{venue}/{paper}/next", desk.next_paper),
         Route("/preview/{venue}/{field}", desk.preview),
         Route("/api/action", desk.action, methods=["POST"]),
         Route("/api/approve-many", desk.approve_many, methods=["POST"]),
+        Route("/api/undo", desk.undo, methods=["POST"]),
         Route("/site/mathjax.js", desk.mathjax_config),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]

@@ -1,19 +1,34 @@
-"""The desk's queue: every paper that needs a decision, its warnings, filters and order."""
+"""The desk's queue: every paper that needs a decision, its warnings, filters, order and pages.
+
+The order is the session's: papers are ranked most suspicious first when the desk first lists them and keep
+that place (``QueueOrder``), so a decision or an edit never moves a paper, and `k` finds the one just decided.
+"""
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
 
 from summarizer.core.config import Settings
-from summarizer.core.flags import KINDS, merge, near_duplicates, record_warnings, suspicion_score, warning_kind
+from summarizer.core.flags import (
+    KINDS,
+    current_warnings,
+    shown_warnings,
+    suspicion_score,
+    venue_duplicates,
+    warning_kind,
+)
 from summarizer.core.records import Record
-from summarizer.core.store import Store
+from summarizer.core.store import ParsedRecords, Store
 
 from ..actions import status_label
 
 QUEUE_STATUSES = ("draft", "approved*")
 STATUS_FILTERS = ("review", "draft", "approved*", "approved", "rejected", "all")
+PAGE_SIZE = 200  # rows on a page of the queue; the pages go on through any number of papers
+START_CHARS = 90  # the start of the summary a row shows, to triage from
 
 
 @dataclass
@@ -35,6 +50,12 @@ class Row:
     def version(self) -> int | None:
         return self.record.current.number if self.record.current else None
 
+    @property
+    def start(self) -> str:
+        """The start of the current summary (its first START_CHARS characters)."""
+        summary = self.record.current.summary if self.record.current else ""
+        return summary if len(summary) <= START_CHARS else summary[:START_CHARS].rstrip() + "…"
+
 
 @dataclass
 class Filters:
@@ -43,6 +64,23 @@ class Filters:
     status: str = "review"
     warning: str = ""
     q: str = ""
+
+    @classmethod
+    def of(cls, query: Any) -> Filters:
+        """The filters a page's query string names (unknown values are no filter)."""
+        status = query.get("status", "review")
+        return cls(
+            venue=query.get("venue", ""),
+            field=query.get("field", ""),
+            status=status if status in STATUS_FILTERS else "review",
+            warning=query.get("warning", ""),
+            q=query.get("q", "")[:200],
+        )
+
+    def query(self) -> str:
+        """The query string that names these filters ("" for none), carried from the queue to its papers."""
+        pairs = {k: v for k, v in vars(self).items() if v and not (k == "status" and v == "review")}
+        return urlencode(pairs)
 
     def keep(self, row: Row) -> bool:
         current = row.record.current
@@ -71,10 +109,12 @@ class WarningCache:
 
     settings: Settings
     _paper: dict[tuple[str, int], list[str]] = field(default_factory=dict)
+    parsed: ParsedRecords = field(default_factory=dict)  # the records as last read, for Store.records
     _duplicates: tuple[frozenset[tuple[str, str]], dict[str, str]] | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def paper(self, record: Record) -> list[str]:
+        """The current version's warnings, as `review list` finds them (``flags.current_warnings``)."""
         current = record.current
         if current is None:
             return []
@@ -82,39 +122,37 @@ class WarningCache:
         with self._lock:
             cached = self._paper.get(key)
         if cached is None:
-            live = record_warnings(self.settings, record, current.summary, current.tags, current.field)
-            # A stored near-duplicate warning may be stale (its twin changed since), a stored length warning too
-            # (judged by the house range of its day): the queue finds both anew.
-            stored = [w for w in current.warnings if warning_kind(w) not in ("duplicate", "length")]
-            cached = merge(stored, live)
+            cached = current_warnings(self.settings, record, current)
             with self._lock:
                 self._paper[key] = cached
         return cached
 
     def duplicates(self, records: list[Record]) -> dict[str, str]:
-        summaries = {f"{r.venue}/{r.id}": r.current.summary for r in records if r.current and r.status != "rejected"}
-        key = frozenset(summaries.items())
+        """Near-duplicates within each venue, found anew when any summary or status changed."""
+        key = frozenset(
+            (f"{r.venue}/{r.id}", r.current.summary) for r in records if r.current and r.status != "rejected"
+        )
         with self._lock:
             if self._duplicates is not None and self._duplicates[0] == key:
                 return self._duplicates[1]
-        found = near_duplicates(summaries)
+        found = venue_duplicates(records)
         with self._lock:
             self._duplicates = (key, found)
         return found
 
 
 def load_rows(settings: Settings, store: Store, venue_ids: list[str], cache: WarningCache) -> list[Row]:
-    """Every paper with a summary in the venues, most suspicious first (then by venue and id)."""
-    records = [r for venue_id in venue_ids for r in store.records(venue_id) if r.current is not None]
+    """Every paper with a summary in the venues, most suspicious first (then by venue and id).
+
+    Records unchanged on disk since the last listing are not read again (``cache.parsed``).
+    """
+    records = [
+        r for venue_id in venue_ids for r in store.records(venue_id, parsed=cache.parsed) if r.current is not None
+    ]
     duplicates = cache.duplicates(records)
     rows = []
     for record in records:
-        ref = f"{record.venue}/{record.id}"
-        warnings = cache.paper(record)
-        if record.fetch.abstract_only:
-            warnings = [*warnings, "abstract only"]
-        if ref in duplicates:
-            warnings = [*warnings, duplicates[ref]]
+        warnings = shown_warnings(record, cache.paper(record), duplicates.get(f"{record.venue}/{record.id}"))
         rows.append(Row(record, status_label(record), warnings, suspicion_score(warnings)))
     rows.sort(key=lambda r: (-r.score, r.record.venue, r.record.id))
     return rows
@@ -129,3 +167,61 @@ def counts(rows: list[Row]) -> dict[str, int]:
 
 def warning_choices() -> list[tuple[str, str]]:
     return [(kind, label) for kind, (label, _) in KINDS.items()]
+
+
+class QueueOrder:
+    """The session's order: each paper keeps the place it was given when the desk first listed it.
+
+    Papers listed for the first time (the first queue, or new ones from a command meanwhile) are placed
+    after the rest, most suspicious first.
+    """
+
+    def __init__(self) -> None:
+        self._rank: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def arrange(self, rows: list[Row]) -> list[Row]:
+        """``rows`` (most suspicious first) in the session's order."""
+        with self._lock:
+            for row in rows:
+                self._rank.setdefault(row.ref, len(self._rank))
+            rank = dict(self._rank)
+        return sorted(rows, key=lambda row: rank[row.ref])
+
+
+def neighbours(
+    rows: list[Row], ref: str, filters: Filters, decided: frozenset[str] = frozenset()
+) -> tuple[str | None, str | None]:
+    """The papers before and after ``ref`` in the queue's order that the filters keep (needing a decision,
+    by default), or that were ``decided`` this session: a paper keeps its place once decided, so `k` goes
+    back to the one just decided and `j` on from it."""
+    at = next((i for i, r in enumerate(rows) if r.ref == ref), -1)
+    kept = [(i, r.ref) for i, r in enumerate(rows) if r.ref != ref and (filters.keep(r) or r.ref in decided)]
+    before = [r for i, r in kept if i < at]
+    after = [r for i, r in kept if i > at]
+    return (before[-1] if before else None), (after[0] if after else None)
+
+
+def next_after(rows: list[Row], ref: str, filters: Filters) -> str | None:
+    """The paper to open after a decision on ``ref``: the next one the filters keep, else the first before it."""
+    at = next((i for i, r in enumerate(rows) if r.ref == ref), -1)
+    kept = [(i, r.ref) for i, r in enumerate(rows) if r.ref != ref and filters.keep(r)]
+    after = [r for i, r in kept if i > at]
+    return after[0] if after else (kept[0][1] if kept else None)
+
+
+@dataclass
+class Page:
+    """One page of the filtered queue: its rows, where it starts, and the pages beside it (1-based)."""
+
+    rows: list[Row]
+    number: int
+    count: int
+    first: int  # the 1-based position of its first row in the filtered queue
+
+    @classmethod
+    def of(cls, rows: list[Row], number: int, size: int = PAGE_SIZE) -> Page:
+        count = max(1, -(-len(rows) // size))
+        number = min(max(1, number), count)
+        start = (number - 1) * size
+        return cls(rows[start : start + size], number, count, start + 1)

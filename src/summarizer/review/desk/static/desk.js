@@ -46,6 +46,37 @@
     return el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
   }
 
+  // Undo the newest decision of the session (or the one on `ref`), then open that paper again.
+  async function undo(ref, keep) {
+    say("undoing…", "busy");
+    let result;
+    try {
+      result = await post("/api/undo", ref ? { ref: ref } : {});
+    } catch (e) {
+      result = { ok: false, status: 0, body: { error: "the desk did not answer: is it still running?" } };
+    }
+    if (result.ok) {
+      flashLater(result.body.message);
+      location.href = result.body.paper + (keep || "");
+      return;
+    }
+    say(result.body.error || "nothing undone", "error");
+  }
+
+  function bindUndo(keep) {
+    $$("button[data-undo]").forEach((button) => button.addEventListener("click", () => undo(button.dataset.undo, keep)));
+  }
+
+  // Ctrl+Enter (⌘+Enter) submits the form being typed in.
+  function submitByKeys(event) {
+    if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey)) return false;
+    const form = event.target && event.target.closest ? event.target.closest("form") : null;
+    if (!form || form.hidden) return false;
+    event.preventDefault();
+    form.requestSubmit();
+    return true;
+  }
+
   function toggleHelp(show) {
     const help = $("#help");
     help.hidden = show === undefined ? !help.hidden : !show;
@@ -77,8 +108,11 @@
       if (progress) progress.hidden = true;
       $$("button", main).forEach((b) => { b.disabled = false; });
       if (result.ok) {
-        flashLater(result.body.message);
-        location.reload();
+        // A decision moves on to the next paper waiting; an edit or a regenerate stays to show the new version.
+        const decided = payload.action === "approve" || payload.action === "reject";
+        flashLater(result.body.message + (decided ? " · u undoes it" : ""));
+        if (decided) location.href = main.dataset.after;
+        else location.reload();
         return;
       }
       say(result.body.error || "refused", "error");
@@ -105,19 +139,22 @@
       });
       $(".cancel", form).addEventListener("click", () => { form.hidden = true; });
     }
+    bindUndo(main.dataset.keep);
     return function key(event) {
       const keys = { a: "approve", r: "reject", e: "edit", g: "regen" };
       if (keys[event.key]) { event.preventDefault(); run(keys[event.key]); }
       else if (event.key === "j" && main.dataset.next) location.href = main.dataset.next;
       else if (event.key === "k" && main.dataset.prev) location.href = main.dataset.prev;
+      else if (event.key === "u") undo(null, main.dataset.keep);
       else if (event.key === "Escape") Object.values(forms).forEach((f) => { f.hidden = true; });
     };
   }
 
   // -- the queue --------------------------------------------------------------------------
-  function queueView() {
+  function queueView(main) {
     const rows = $$("tr[data-paper]");
-    let at = rows.length ? 0 : -1;
+    // Arriving from the next page with `k`, the cursor starts on the last row.
+    let at = rows.length ? (location.hash === "#last" ? rows.length - 1 : 0) : -1;
     const mark = () => rows.forEach((row, i) => row.classList.toggle("cursor", i === at));
     mark();
     const picked = () => rows.filter((row) => $(".pick", row).checked);
@@ -148,10 +185,19 @@
       else say(result.body.error || "refused", "error");
     });
 
+    bindUndo("");
+    const move = (by) => {
+      if (at + by >= rows.length && main.dataset.nextPage) { location.href = main.dataset.nextPage; return; }
+      if (at + by < 0 && main.dataset.prevPage) { location.href = main.dataset.prevPage + "#last"; return; }
+      at = Math.min(Math.max(at + by, 0), rows.length - 1);
+      mark();
+      rows[at].scrollIntoView({ block: "nearest" });
+    };
     return function key(event) {
+      if (event.key === "u") { undo(null, ""); return; }
       if (!rows.length) return;
-      if (event.key === "j") { at = Math.min(at + 1, rows.length - 1); mark(); rows[at].scrollIntoView({ block: "nearest" }); }
-      else if (event.key === "k") { at = Math.max(at - 1, 0); mark(); rows[at].scrollIntoView({ block: "nearest" }); }
+      if (event.key === "j") move(1);
+      else if (event.key === "k") move(-1);
       else if (event.key === "Enter" || event.key === "o") location.href = $("a.title", rows[at]).href;
       else if (event.key === "x") { const box = $(".pick", rows[at]); box.checked = !box.checked; refresh(); }
     };
@@ -167,8 +213,10 @@
     const flash = sessionStorage.getItem("desk-flash");
     if (flash) { sessionStorage.removeItem("desk-flash"); say(flash, "ok"); }
     const main = $("#paper");
-    const viewKey = main ? paperView(main) : ($("#queue") ? queueView() : () => {});
+    const queue = $("#queue");
+    const viewKey = main ? paperView(main) : (queue ? queueView(queue) : () => {});
     document.addEventListener("keydown", (event) => {
+      if (submitByKeys(event)) return;
       if (event.ctrlKey || event.metaKey || event.altKey) return;
       if (typing(event)) { if (event.key === "Escape") event.target.blur(); return; }
       if (event.key === "?") { toggleHelp(); return; }

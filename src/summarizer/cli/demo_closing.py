@@ -1,0 +1,76 @@
+"""What `summarizer demo` says at the end: what it published, the drafts it left, and the commands that review them.
+
+Every command is printed as this installation runs it (``.venv/bin/summarizer`` after ``make demo``), with its
+paths quoted for the shell, and its purpose after a ``#``: a line copied whole runs as printed.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+import summarizer.cli.console as console
+from summarizer.core.config import Settings
+from summarizer.core.flags import current_warnings, shown_warnings, venue_duplicates
+from summarizer.core.records import Record
+from summarizer.core.report import plural
+from summarizer.core.sanitize import terminal_safe
+from summarizer.core.store import Store
+
+from .demo_stand_ins import DemoPaper
+
+# The closing lines' regenerate: what an editor would say of an invented number.
+REGEN_FEEDBACK = "只用论文中出现的数字"
+SHOWN_WAITING = 8
+
+
+def waiting_drafts(settings: Settings, records: list[Record]) -> list[tuple[str, list[str]]]:
+    """(ref, warnings) of every paper waiting for review, with the warnings `review list` shows."""
+    twins = venue_duplicates(records)
+    out = []
+    for record in records:
+        if record.needs_review:
+            ref = f"{record.venue}/{record.id}"
+            out.append((ref, shown_warnings(record, current_warnings(settings, record), twins.get(ref))))
+    return out
+
+
+def next_commands(settings: Settings, site_root: Path, papers: list[DemoPaper], venue: str) -> list[tuple[str, str]]:
+    """(command, what it does): the editor's next steps in this demo folder."""
+    run = f"{console.summarizer_program()} --config {shlex.quote(os.path.relpath(settings.config_file))}"
+    regen = next((p for p in papers if p.left_for_review and p.revised), papers[0])
+    regen_ref = f"{regen.venue}/{regen.paper.arxiv_id}"
+    mkdocs_yml = shlex.quote(os.path.relpath(site_root / "mkdocs.yml"))
+    return [
+        (f"{run} review serve", "the review desk in your browser: a approve, r reject, e edit, g regenerate"),
+        (f"{run} review list {venue} --status draft", "the drafts waiting, in the terminal"),
+        (f"{run} regen {regen_ref} --feedback {shlex.quote(REGEN_FEEDBACK)}", "a new draft, written to your feedback"),
+        (f"{run} build", "publish what is approved"),
+        (console.mkdocs_serve(mkdocs_yml), "read the site: http://127.0.0.1:8000"),
+        (f"{console.summarizer_program()} init my-digest", "your own venue: a config to fill in (README)"),
+    ]
+
+
+def closing_note(settings: Settings, store: Store, site_root: Path, papers: list[DemoPaper]) -> None:
+    out = console.out
+    records = [r for venue in settings.venues for r in store.records(venue.id)]
+    waiting = waiting_drafts(settings, records)
+    published = sum(1 for r in records if r.approved is not None)
+    folder = os.path.relpath(settings.config_file.parent)
+    out.print()
+    out.print("[bold]Done.[/bold] The demo's papers are fictional; their summaries are recorded samples.")
+    out.print(terminal_safe(f"  demo folder: {folder}/"), markup=False)
+    site = os.path.relpath(site_root)
+    out.print(terminal_safe(f"  published:   {plural(published, 'paper')}, on the site in {site}/docs/"), markup=False)
+    if waiting:
+        out.print(f"  waiting:     {plural(len(waiting), 'draft')} for you to review, each flagged:")
+        for ref, warnings in waiting[:SHOWN_WAITING]:
+            out.print(terminal_safe(f"    {ref}  {'; '.join(warnings) or 'no warning'}"), markup=False)
+        if len(waiting) > SHOWN_WAITING:
+            out.print(f"    … and {len(waiting) - SHOWN_WAITING} more")
+    venue = waiting[0][0].split("/")[0] if waiting else settings.venues[0].id
+    out.print()
+    out.print("Next: each line runs as printed, offline and with no key (in the demo folder the stand-ins answer).")
+    for command, why in next_commands(settings, site_root, papers, venue):
+        out.print(terminal_safe(f"  # {why}\n  {command}"), markup=False)

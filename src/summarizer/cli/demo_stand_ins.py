@@ -1,0 +1,148 @@
+"""The demo's outside world: the loopback stand-ins that answer for arXiv and the model in a demo folder.
+
+A demo folder is one whose ``config.yaml`` sits beside the demo's ``papers.yaml`` (fictional papers with
+recorded answers).  ``summarizer demo`` runs there, and so does every command an editor runs next: a
+command that reaches arXiv or the model provider (``fetch``, ``summarize``, ``run``, ``regen``, the
+review desk's regenerate button) gets a loopback arXiv serving those papers and a provider that replays
+their recorded answers, with a placeholder key, and says so on one line.  So the whole editor's loop works
+on the demo with no key and no network.  Anywhere else these commands talk to the hosts the config names.
+
+A regenerate with feedback (审稿意见 in the prompt) is answered with the paper's ``revised`` answer when it
+has one: the demo's flagged drafts come with the summary an editor's feedback would get back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from summarizer.core.config import Settings
+from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
+from summarizer.testing.fake_openai import FakeOpenAI, paper_title
+from summarizer.testing.fake_requests import prompt_text
+
+PAPERS_FILE = "papers.yaml"
+PLACEHOLDER_KEY = "demo-placeholder-not-a-real-key"
+REPLAY_LATENCY_S = 0.3  # a little model latency, so the progress and the overlap are visible
+BATCH_POLL_S = 0.3  # the stand-in's batches finish in four polls: no minute between them
+# What the shipped prompt (prompts/user.md.j2) says before the editor's feedback in a regenerate's prompt.
+FEEDBACK_MARK = "审稿意见"
+
+
+@dataclass
+class DemoPaper:
+    venue: str
+    paper: FakePaper
+    answer: dict[str, Any]
+    revised: dict[str, Any] | None = None  # the answer to a regenerate with feedback
+    left_for_review: bool = False  # the demo leaves its draft for the editor
+
+
+def load_papers(path: Path) -> list[DemoPaper]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    papers = []
+    for item in data["papers"]:
+        paper = FakePaper(
+            arxiv_id=str(item["arxiv_id"]),
+            title=item["title"],
+            abstract=item["abstract"],
+            authors=list(item["authors"]),
+            categories=list(item["categories"]),
+            comment=item.get("comment"),
+            published="2026-12-01T08:00:00Z",
+            sections=list(item["sections"].items()),
+        )
+        revised = item.get("revised")
+        papers.append(
+            DemoPaper(
+                venue=item["venue"],
+                paper=paper,
+                answer=dict(item["answer"]),
+                revised=dict(revised) if revised else None,
+                left_for_review=bool(item.get("left_for_review")),
+            )
+        )
+    return papers
+
+
+def demo_papers(settings: Settings) -> list[DemoPaper] | None:
+    """The demo's papers when the config's folder is a demo folder, else None."""
+    path = settings.config_file.parent / PAPERS_FILE
+    if not path.is_file():
+        return None
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    items = data.get("papers") if isinstance(data, dict) else None
+    if not isinstance(items, list) or not items:
+        return None
+    if not all(isinstance(item, dict) and isinstance(item.get("answer"), dict) for item in items):
+        return None
+    return load_papers(path)
+
+
+def replay(papers: list[DemoPaper]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+    """The stand-in provider's answer: the recorded summary of the paper the prompt names (revised on feedback)."""
+    by_title = {p.paper.title: p for p in papers}
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        title = paper_title(body)
+        if title not in by_title:
+            raise KeyError(f"no recorded answer for {title!r}")
+        paper = by_title[title]
+        if paper.revised is not None and FEEDBACK_MARK in prompt_text(body):
+            return paper.revised
+        return paper.answer
+
+    return answer
+
+
+@contextlib.contextmanager
+def _key(variable: str) -> Iterator[None]:
+    """The placeholder key in ``variable`` while the stand-ins run (a key already set stays), then as it was."""
+    before = os.environ.get(variable)
+    if not (before or "").strip():
+        os.environ[variable] = PLACEHOLDER_KEY
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(variable, None)
+        else:
+            os.environ[variable] = before
+
+
+@contextlib.contextmanager
+def stand_ins(settings: Settings, papers: list[DemoPaper], *, latency: float = REPLAY_LATENCY_S) -> Iterator[None]:
+    """arXiv and the model provider as loopback stand-ins, ``settings`` pointed at them, for the block."""
+    with (
+        _key(settings.llm.api_key_env),
+        FakeArxiv([p.paper for p in papers]) as arxiv_stub,
+        FakeOpenAI(answer=replay(papers), latency=latency, model=settings.llm.model) as provider,
+    ):
+        settings.arxiv.api_url = arxiv_stub.api_url
+        settings.llm.base_url = provider.base_url
+        settings.llm.batch_poll_s = min(settings.llm.batch_poll_s, BATCH_POLL_S)
+        yield
+
+
+@contextlib.contextmanager
+def in_demo_folder(settings: Settings, say: Callable[[str], None]) -> Iterator[bool]:
+    """The demo's stand-ins for the block when ``settings`` is a demo folder's (saying so); yields whether it is."""
+    papers = demo_papers(settings)
+    if papers is None:
+        yield False
+        return
+    say(
+        f"demo folder {os.path.relpath(settings.config_file.parent)}: arXiv and the model provider are the demo's "
+        "offline stand-ins (fictional papers, recorded answers; no key needed)"
+    )
+    with stand_ins(settings, papers):
+        yield True

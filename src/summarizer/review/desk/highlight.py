@@ -1,0 +1,55 @@
+"""The flagged numbers of a summary, marked where they stand in its text.
+
+The warning ``numbers not in the paper text: 71.3%, GPT-4o`` names the tokens; each is marked where it
+occurs in the summary as a whole token (``71.3%`` in ``提升到 71.3%``, not the ``1.3`` of ``11.3``).  A
+flagged number inside math (``\\(4.1\\times\\)``) marks the whole math span: MathJax typesets math only
+when its delimiters stay in one piece of text.
+"""
+
+from __future__ import annotations
+
+import re
+
+from summarizer.core.flags import warning_kind
+
+_MATH = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$[^$\n]+\$", re.DOTALL)
+_TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
+
+
+def flagged_tokens(warnings: list[str]) -> list[str]:
+    """The tokens the numbers warnings name (``numbers not in …: a, b`` → ``[a, b]``)."""
+    tokens: list[str] = []
+    for warning in warnings:
+        if warning_kind(warning) == "numbers" and ": " in warning:
+            tokens += [t for t in warning.split(": ", 1)[1].split(", ") if t and t not in tokens]
+    return tokens
+
+
+def _pattern(tokens: list[str]) -> re.Pattern[str]:
+    alternatives = "|".join(re.escape(t) for t in sorted(tokens, key=len, reverse=True))
+    return re.compile(f"(?<![A-Za-z0-9.])(?:{alternatives})(?![A-Za-z0-9])")
+
+
+def _plain(text: str, pattern: re.Pattern[str]) -> list[tuple[str, bool]]:
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for match in pattern.finditer(text):
+        parts += [(text[at : match.start()], False), (match.group(), True)]
+        at = match.end()
+    return [*parts, (text[at:], False)]
+
+
+def mark_flagged(summary: str, tokens: list[str]) -> list[tuple[str, bool]]:
+    """The summary as (text, flagged) pieces, in order: joined, they are the summary unchanged."""
+    if not tokens:
+        return [(summary, False)]
+    pattern = _pattern(tokens)
+    parts: list[tuple[str, bool]] = []
+    at = 0
+    for math in _MATH.finditer(summary):
+        parts += _plain(summary[at : math.start()], pattern)
+        inside = _TEX_COMMAND.sub(" ", math.group())
+        parts.append((math.group(), pattern.search(inside) is not None))
+        at = math.end()
+    parts += _plain(summary[at:], pattern)
+    return [(text, flagged) for text, flagged in parts if text]

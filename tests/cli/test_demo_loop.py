@@ -1,0 +1,105 @@
+"""The demo teaches the editor's loop: flagged drafts left for review, closing lines that run as printed
+(offline, no key: the demo folder's stand-ins answer), and a second run that approves nothing it did not write."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import RunCli
+from demo_folder import DEMO_KEY, closing_commands, run_demo_in, store_of
+from summarizer.cli import main
+from summarizer.cli.demo_closing import REGEN_FEEDBACK
+from summarizer.core.flags import warning_kind
+
+
+@pytest.fixture
+def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:
+    return run_demo_in(tmp_path, monkeypatch, capsys)
+
+
+def left_for_review(folder: Path) -> set[str]:
+    papers = yaml.safe_load((folder / "papers.yaml").read_text("utf-8"))["papers"]
+    return {f"{p['venue']}/{p['arxiv_id']}" for p in papers if p.get("left_for_review")}
+
+
+def waiting_lines(out: str) -> dict[str, str]:
+    """The closing note's drafts waiting for review: ref -> its warnings."""
+    block = out.split("for you to review, each flagged:\n", 1)[1].split("\n\n", 1)[0]
+    return dict(line.strip().split("  ", 1) for line in block.splitlines())
+
+
+def test_the_demo_leaves_a_draft_for_each_kind_of_warning_and_approves_the_rest(demo_run: tuple[Path, str]) -> None:
+    folder, out = demo_run
+    records = [r for venue in ("ICML2026", "ICLR2026") for r in store_of(folder).records(venue)]
+    drafts = {f"{r.venue}/{r.id}" for r in records if r.status == "draft"}
+    assert drafts == left_for_review(folder) and len(drafts) >= 4
+    assert all(r.status == "approved" for r in records if f"{r.venue}/{r.id}" not in drafts)
+    waiting = waiting_lines(out)
+    assert set(waiting) == drafts
+    kinds = {warning_kind(w) for warnings in waiting.values() for w in warnings.split("; ")}
+    assert {"numbers", "duplicate", "length"} <= kinds
+    assert os.environ.get(DEMO_KEY) is None  # the placeholder key was the stand-ins', for their run only
+
+
+def run_as_printed(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    """A printed `summarizer …` line, run in this process: its program must be this installation's."""
+    program = argv[0]
+    assert shutil.which(program) is not None or Path(program).is_file(), program
+    assert Path(shutil.which(program) or program).name == "summarizer"
+    capsys.readouterr()
+    code = main(argv[1:])
+    captured = capsys.readouterr()
+    return code, captured.out + captured.err
+
+
+def test_the_closing_lines_run_as_printed_offline_and_with_no_key(
+    demo_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, out = demo_run
+    commands = {" ".join(argv[3:5]) if argv[3] == "review" else argv[3]: argv for argv in closing_commands(out)[:4]}
+    assert set(commands) == {"review serve", "review list", "regen", "build"}
+
+    code, said = run_as_printed(commands["regen"], capsys)
+    assert code == 0, said
+    assert "demo folder demo: arXiv and the model provider are the demo's offline stand-ins" in said
+    ref = commands["regen"][4]
+    record = store_of(folder).load(*ref.split("/"))
+    revised = next(p for p in yaml.safe_load((folder / "papers.yaml").read_text("utf-8"))["papers"] if p.get("revised"))
+    assert record.current is not None and record.current.number == 2
+    assert (record.current.summary, record.current.feedback) == (revised["revised"]["summary"], REGEN_FEEDBACK)
+    assert not [w for w in record.current.warnings if warning_kind(w) == "numbers"]
+
+    code, listed = run_as_printed(commands["review list"], capsys)
+    assert code == 0 and ref.split("/")[1] in listed
+    code, built = run_as_printed(commands["build"], capsys)
+    assert code == 0 and "pages written" in built
+    mkdocs = closing_commands(out)[4]
+    assert mkdocs[1:3] == ["serve", "-f"] and Path(mkdocs[3]).is_file()
+    assert os.environ.get(DEMO_KEY) is None
+
+
+def test_a_second_run_never_approves_drafts_it_did_not_write(
+    demo_run: tuple[Path, str], cli: RunCli, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, _ = demo_run
+    config = str(folder / "config.yaml")
+    edited = (
+        "本文提出 SketchMesh：用扩散模型把单张手绘草图补全为多视角法线图，再拟合出按部件分区、可直接编辑的三维网格。"
+    )
+    assert cli("review", "edit", "ICLR2026/2612.90011", "--summary", edited, config=Path(config)).code == 0
+    assert cli("regen", "ICML2026/2612.90010", "--feedback", "换个说法", config=Path(config)).code == 0
+    capsys.readouterr()
+
+    assert main(["demo", "--dir", "demo"]) == 0
+
+    store = store_of(folder)
+    for ref in left_for_review(folder):
+        record = store.load(*ref.split("/"))
+        assert record.status == "draft", ref
+    assert store.load("ICLR2026", "2612.90011").current.origin == "human"  # type: ignore[union-attr]
+    assert store.load("ICML2026", "2612.90010").current.number == 2  # type: ignore[union-attr]
