@@ -7,9 +7,10 @@ Every section but ``venues`` and ``fields`` has defaults, so a minimal file work
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from pathlib import Path
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
@@ -104,9 +105,48 @@ class HotTopics(_Section):
     min_count: int = Field(2, ge=1)
 
 
+def _check_http_url(value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(r"https?://[^\s\"'<>]+", value):
+        raise ValueError("give an http(s) URL")
+    return value
+
+
+HttpUrl = Annotated[str | None, AfterValidator(_check_http_url)]
+# Folders at the site's root that are not venues: a venue of one of these names would write over them.
+RESERVED_SITE_NAMES = frozenset({"tags", "search", "javascripts", "stylesheets", "assets", "pagefind", "search-index"})
+
+
+class Palette(_Section):
+    """Material's palette: ``scheme`` default (light) or slate (dark); primary and accent colour names."""
+
+    scheme: Literal["default", "slate"] = "default"
+    primary: str = Field("indigo", pattern=r"^[a-z][a-z -]{0,30}$")
+    accent: str = Field("indigo", pattern=r"^[a-z][a-z -]{0,30}$")
+
+
+class Fonts(_Section):
+    """Google Fonts names: setting them makes every page load fonts from Google (off by default)."""
+
+    text: str = Field(pattern=r"^[A-Za-z0-9 ]{1,60}$")
+    code: str = Field("Roboto Mono", pattern=r"^[A-Za-z0-9 ]{1,60}$")
+
+
 class SiteSettings(_Section):
     title: str = "论文解读"
     hot_topics: HotTopics = Field(default_factory=HotTopics)
+    # What a publisher sets in MkDocs, passed through to the written mkdocs.yml (README, "Publish").
+    site_url: HttpUrl = None  # the published address: sitemap, feeds' absolute links, instant navigation
+    repo_url: HttpUrl = None
+    repo_name: str | None = Field(None, max_length=100)
+    copyright: str | None = Field(None, max_length=300)
+    palette: Palette = Field(default_factory=Palette)
+    font: Fonts | None = None  # None: the system's fonts, nothing loaded from a third party
+    extra: dict[str, Any] = Field(default_factory=dict)  # MkDocs' `extra` as is: analytics, social links
+    extra_css: list[str] = Field(default_factory=list)  # files under the site's docs/ folder, or URLs
+    # A page's papers: by title, tier first (oral, spotlight, poster …, then by title), or in the order they came in.
+    order: Literal["title", "tier", "import"] = "title"
+    mathjax: Literal["local", "cdn"] = "local"  # local: served from the site itself, no request leaves it
+    related: int = Field(5, ge=0, le=20)  # related papers listed on each paper page
 
 
 class PathSettings(_Section):
@@ -251,6 +291,9 @@ class Settings(_Section):
                 if item.id in seen:
                     raise ValueError(f"{name}: id {item.id!r} appears twice")
                 seen.add(item.id)
+        taken = sorted(v.id for v in self.venues if v.id.casefold() in RESERVED_SITE_NAMES)
+        if taken:
+            raise ValueError(f"venues: id {taken[0]!r} names a folder of the site itself; choose another")
         return self
 
     # -- lookups ---------------------------------------------------------

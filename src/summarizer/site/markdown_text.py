@@ -303,3 +303,26 @@ def yaml_scalar(text: str) -> str:
 def meta_text(text: str) -> str:
     """Front-matter text MkDocs themes put into HTML attributes unescaped: HTML-escape it."""
     return html.escape(clean(text), quote=True)
+
+
+# What Markdown reads at the start of a block (a definition, a paragraph of its own): a heading, a quote, a
+# list item, a definition (``:``) or a fence.  Escaped where a summary starts a block: the rest is inline.
+_BLOCK_START = re.compile(r"(?P<mark>#|>|[-+](?=\s)|:|~~~)|(?P<number>\d+)\.(?=\s)")
+
+
+def escape_block_start(markdown: str) -> str:
+    """``markdown`` (already escaped inline) made safe to start a block: ``# x`` stays text, not a heading."""
+    m = _BLOCK_START.match(markdown)
+    if m is None:
+        return markdown
+    if m.group("number") is not None:
+        return f"{m.group('number')}\\.{markdown[m.end() :]}"
+    mark = m.group("mark")
+    if mark in (":", "~~~"):
+        return f"&#{ord(mark[0])};{markdown[1:]}"
+    return "\\" + markdown
+
+
+def text_only(text: str) -> str:
+    """Plain text for a feed or a page's description: the line cleaned, math and all, as written."""
+    return clean(text)
