@@ -501,7 +501,7 @@ def test_build_of_some_venues_is_a_consistent_site_of_just_those(project: Projec
     assert not (root / "docs/ICML2026").exists() and not (root / "docs/ACL2026").exists()
     assert any(p.startswith("docs/ICML2026/") for p in report.removed)
     home = (root / "docs/index.md").read_text("utf-8")
-    assert "[🔬 ICLR2026 (5)](ICLR2026/index.md)" in home and "ICML2026" not in home
+    assert "**[🔬 ICLR2026](ICLR2026/index.md)**\n\n    **5** 篇论文解读" in home and "ICML2026" not in home
     iclr = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
     assert "同领域跨会议浏览" not in iclr  # no other venue in this site: no cross-venue line
     assert "ICML2026" not in (root / "mkdocs.yml").read_text("utf-8")
@@ -533,7 +533,9 @@ def test_build_command_after_import(project: Project, cli: RunCli) -> None:
     assert result.code == 0, result.err
     assert "pages written" in result.err
     page = (project.root / "outputs/site/docs/ICML2026/llm_pretraining/index.md").read_text("utf-8")
-    assert "**[Imported Approved](https://arxiv.org/abs/2601.00099)**: " in page
+    assert "**[Imported Approved](2601.00099.md)**\n\n:   " in page
+    paper = (project.root / "outputs/site/docs/ICML2026/llm_pretraining/2601.00099.md").read_text("utf-8")
+    assert "[arXiv](https://arxiv.org/abs/2601.00099) · [PDF](https://arxiv.org/pdf/2601.00099)" in paper
     assert "Imported Draft" not in page
     again = cli("build")
     assert "0 pages written" in again.err

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from test_build import sample_store
@@ -78,7 +80,7 @@ def broken_links(html_root: Path) -> list[str]:
         parser = _Links()
         parser.feed(page.read_text("utf-8"))
         for href in parser.hrefs:
-            path = href.split("#", 1)[0].split("?", 1)[0]
+            path = unquote(href.split("#", 1)[0].split("?", 1)[0])
             if not path or "://" in path or path.startswith(("/", "mailto:", "javascript:", "data:")):
                 continue
             target = (page.parent / path).resolve()
@@ -195,9 +197,12 @@ def test_the_lean_nav_override_renders_materials_own_navigation(project: Project
     settings, store = sample_store(project)
     root = Path(build_site(settings, store, None, drafts=False).subject)
     assert "custom_dir: overrides" in (root / "mkdocs.yml").read_text("utf-8")
+    # The same site with Material's own nav-item.html (the other overrides kept).
+    shutil.copytree(root / "overrides", root / "overrides-material")
+    (root / "overrides-material" / "partials" / "nav-item.html").unlink()
     plain = root / "mkdocs.material.yml"
     text = (root / "mkdocs.yml").read_text("utf-8")
-    plain.write_text("\n".join(line for line in text.splitlines() if "custom_dir:" not in line) + "\n", "utf-8")
+    plain.write_text(text.replace("custom_dir: overrides ", "custom_dir: overrides-material "), "utf-8")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     for config, out in ((root / "mkdocs.yml", tmp_path / "lean"), (plain, tmp_path / "material")):
         done = subprocess.run(

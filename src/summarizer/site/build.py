@@ -45,9 +45,8 @@ from summarizer.core.ids import strip_version
 from summarizer.core.report import Report
 from summarizer.core.store import Store
 
-from . import site_files
 from .feeds import feed
-from .paper_page import paper_page, search_digest, tag_page
+from .markdown_text import meta_text, yaml_scalar
 from .pages import (
     Grouped,
     PageEntry,
@@ -62,12 +61,13 @@ from .pages import (
     site_title,
     venue_page,
 )
-from .markdown_text import meta_text, yaml_scalar
+from .paper_page import paper_page, search_digest, tag_page
 from .related import Doc, related
+from .site_files import SHIPPED, TEMPLATES, THEME_FILES, mathjax_es5, mathjax_files, mkdocs_yml, shipped, theme_digest
 from .tags import slugs, tally
 
 # The site's MathJax settings; the review desk typesets with the same ones.
-MATHJAX_CONFIG = site_files.TEMPLATES / "mathjax.js"
+MATHJAX_CONFIG = TEMPLATES / "mathjax.js"
 SEARCH_INDEX = "docs/.search-index.json"
 
 MANIFEST = ".summarizer-pages"
@@ -189,22 +189,22 @@ def site_view(settings: Settings, grouped: Grouped, *, drafts: bool, cache_dir: 
 
 def _write_site_files(writer: _Writer, view: SiteView) -> str:
     """mkdocs.yml, the theme, the hook, scripts, styles and MathJax; returns what a search bundle depends on."""
-    config = site_files.mkdocs_yml(view)
+    config = mkdocs_yml(view)
     writer.write("mkdocs.yml", config)
-    for rel in site_files.THEME_FILES:
-        writer.write(rel, site_files.shipped(rel))
-    for rel in site_files.SHIPPED:
-        writer.write(f"docs/{rel}", site_files.shipped(rel))
+    for rel in THEME_FILES:
+        writer.write(rel, shipped(rel))
+    for rel in SHIPPED:
+        writer.write(f"docs/{rel}", shipped(rel))
     if view.settings.site.mathjax == "local":
-        es5 = site_files.mathjax_es5()
+        es5 = mathjax_es5()
         if es5 is None:
             raise ConfigError(
                 "site.mathjax: local needs MathJax from the django-static-mathjax package: "
                 "pip install django-static-mathjax (or set site.mathjax: cdn)"
             )
-        for rel, path in site_files.mathjax_files(es5):
+        for rel, path in mathjax_files(es5):
             writer.write(f"docs/{rel}", path.read_bytes())
-    return config.split("\nnav:\n", 1)[0] + site_files.theme_digest()
+    return config.split("\nnav:\n", 1)[0] + theme_digest()
 
 
 def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
@@ -257,7 +257,7 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
 
     previous = _read_manifest(root)
     _remove_stale(root, previous - writer.pages, report)
-    dropped = sorted({rel.split("/")[1] for rel in report.removed if rel.count("/") >= 2} - selected)
+    dropped = sorted({rel.split("/")[1] for rel in report.removed if rel.count("/") >= 2} - selected - {"tags"})
     if venues and dropped:
         report.warn(
             f"this site now holds only {', '.join(sorted(selected))}; removed {', '.join(dropped)} "

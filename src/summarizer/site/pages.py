@@ -12,6 +12,7 @@ import hashlib
 import html
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -256,7 +257,7 @@ def site_title(settings: Settings, drafts: bool) -> str:
 
 
 def home_page(view: SiteView) -> str:
-    venues = []
+    venues: list[dict[str, Any]] = []
     for v in view.settings.venues:
         by_field = view.grouped.get(v.id)
         if not by_field:

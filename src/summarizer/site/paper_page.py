@@ -49,10 +49,11 @@ def paper_links(entry: PageEntry) -> list[tuple[str, str]]:
     """``(label, URL)``: the abstract page, the PDF, the source's page when it is another, the code."""
     record = entry.record
     abs_url = f"https://arxiv.org/abs/{strip_version(record.arxiv_id)}" if record.arxiv_id else None
-    pdf = record.fetch.pdf_url or (f"https://arxiv.org/pdf/{strip_version(record.arxiv_id)}" if record.arxiv_id else None)
+    arxiv_pdf = f"https://arxiv.org/pdf/{strip_version(record.arxiv_id)}" if record.arxiv_id else None
+    pdf = record.fetch.pdf_url or arxiv_pdf
     candidates = [("arXiv", abs_url), ("PDF", pdf), ("来源", record.url if record.url != abs_url else None)]
     candidates.append(("代码", code_url(entry)))
-    links = []
+    links: list[tuple[str, str]] = []
     for name, url in candidates:
         target = link_target(url)
         if target and target not in (t for _, t in links):
@@ -77,7 +78,8 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry, note: str | None 
         other_venue = view.venues[key.split("/", 1)[0]]
         other_field = view.fields[other.version.field]
         href = f"../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id)}"
-        where = escape_inline(f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}")
+        where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
+        where = escape_inline(where)
         related.append(f"[{escape_link_text(other.record.title)}]({href}) · {where}")
     return view.env.get_template("paper.md.j2").render(
         meta_title=yaml_scalar(meta_text(f"{record.title} · {venue.name}")),

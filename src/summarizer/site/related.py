@@ -35,8 +35,51 @@ CACHE = ".summarizer-related"
 _LATIN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _STOP = frozenset(
-    "a an and are as at be by for from has have in into is it its of on or our that the their this to via we "
-    "with which while using based towards toward new method methods approach paper propose proposed show".split()
+    {
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "for",
+        "from",
+        "has",
+        "have",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "our",
+        "that",
+        "the",
+        "their",
+        "this",
+        "to",
+        "via",
+        "we",
+        "with",
+        "which",
+        "while",
+        "using",
+        "based",
+        "towards",
+        "toward",
+        "new",
+        "method",
+        "methods",
+        "approach",
+        "paper",
+        "propose",
+        "proposed",
+        "show",
+    }
 )
 
 

@@ -19,25 +19,22 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from mkdocs.exceptions import PluginError
 
 log = logging.getLogger("mkdocs.hooks.search_index")
 BUNDLES = "search-index"
 STAMP = ".digest"
-_state: dict[str, object] = {"pages": set(), "dirty": False}
+_state: dict[str, object] = {"pages": set()}
 
 
-def on_startup(command: str, dirty: bool) -> None:
-    _state["dirty"] = dirty
-
-
-def on_files(files, config):  # noqa: ANN001, ANN201 - MkDocs' own types
+def on_files(files: Any, config: Any) -> Any:
     _state["pages"] = {f.dest_uri for f in files}
     return files
 
 
-def on_post_build(config) -> None:  # noqa: ANN001
+def on_post_build(config: Any) -> None:
     site = Path(config["site_dir"])
     wanted = json.loads((Path(config["docs_dir"]) / ".search-index.json").read_text(encoding="utf-8"))
     _remove_gone_pages(site, wanted["folders"])
@@ -78,6 +75,8 @@ def _command(site: Path, venue: str) -> list[str]:
     return [
         sys.executable, "-m", "pagefind", "--site", str(site), "--glob", f"{venue}/**/*.html",
         "--output-path", str(site / BUNDLES / venue), "--force-language", "zh", "--quiet",
+        # Heading anchors (¶) and TeX source are not words a reader searches for, nor good snippets.
+        "--exclude-selectors", ".headerlink, .arithmatex",
     ]  # fmt: skip
 
 
@@ -94,9 +93,11 @@ def _index(site: Path, venues: list[str]) -> None:
         if venue is not None:
             shutil.rmtree(site / BUNDLES / venue, ignore_errors=True)
             try:
-                running.append((venue, subprocess.Popen(_command(site, venue), stdout=subprocess.PIPE, stderr=subprocess.PIPE)))
+                process = subprocess.Popen(_command(site, venue), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
             except OSError as exc:
                 raise PluginError(f"search: cannot run Pagefind ({exc})") from exc
+            running.append((venue, process))
     if failed:
-        hint = " (pip install 'summarizer[mkdocs]' brings Pagefind)" if any("No module named" in f for f in failed) else ""
+        missing = any("No module named" in f for f in failed)
+        hint = " (pip install 'summarizer[mkdocs]' brings Pagefind)" if missing else ""
         raise PluginError("search: Pagefind failed: " + "; ".join(failed) + hint)
