@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-from html import unescape
 import re
 import xml.etree.ElementTree as ET
+from html import unescape
 from pathlib import Path
 
 import markdown
