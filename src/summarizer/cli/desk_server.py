@@ -125,9 +125,7 @@ def serve(settings: Settings, venue_ids: list[str], *, host: str, port: int, ope
     sys.stdout.flush()
     console.info(f"reviewing {', '.join(venue_ids)}; Ctrl-C stops the desk")
     if mathjax_dir is None:
-        console.warn(
-            f"math typesets from {MATHJAX_CDN}: to work offline, `pip install django-static-mathjax`"
-        )
+        console.warn(f"math typesets from {MATHJAX_CDN}: to work offline, `pip install django-static-mathjax`")
     if host not in ("127.0.0.1", "::1", "localhost"):
         console.warn(f"listening on {host}: anyone who can reach it and has the token can approve papers")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)
