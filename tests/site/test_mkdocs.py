@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -13,7 +15,7 @@ from urllib.parse import unquote
 import pytest
 from test_build import sample_store
 
-from conftest import Project
+from conftest import REAL_FIXTURES, Project
 from summarizer.site.build import build_site
 
 
@@ -215,3 +217,49 @@ def test_the_lean_nav_override_renders_materials_own_navigation(project: Project
     for page in pages:
         twin = tmp_path / "material" / page.relative_to(tmp_path / "lean")
         assert _nav_events(page.read_text("utf-8")) == _nav_events(twin.read_text("utf-8")), page
+
+
+def _reference_line(path: Path) -> dict[str, object]:
+    """One real reference note as an import line (the real notes' bold header, not the example's)."""
+    text = path.read_text("utf-8")
+    title = re.search(r"^# (.+)$", text, re.M)
+    arxiv = re.search(r"arxiv\.org/abs/(\d{4}\.\d{4,5})", text)
+    keywords = re.search(r"\*\*关键词\*\*[:：]\s*(.+)$", text, re.M)
+    summary = re.search(r"^## 一句话总结\n(.*?)(?=^#|\Z)", text, re.M | re.S)
+    tags = [t.strip() for t in re.split(r"[,，、]", keywords.group(1)) if t.strip()][:5] if keywords else []
+    line: dict[str, object] = {
+        "venue": path.parent.parent.name,
+        "title": title.group(1).strip() if title else path.stem,
+        "summary": summary.group(1).strip() if summary else "",
+        "tags": [t[:40] for t in tags],
+        "field": path.parent.name,
+        "status": "approved",
+    }
+    if arxiv:
+        line["arxiv_id"] = arxiv.group(1)
+    return line
+
+
+@pytest.mark.slow
+def test_the_imported_reference_corpus_builds_strict(project: Project) -> None:
+    """The reference site's real notes (../shared), imported and built: every link resolves, strict passes."""
+    notes = REAL_FIXTURES / "notes"
+    if not notes.is_dir():
+        pytest.skip("../shared/fixtures/real/notes is not beside the checkout")
+    paths = sorted(notes.glob("*/*/*.md"))
+    venues = sorted({p.parent.parent.name for p in paths})
+    fields = sorted({p.parent.name for p in paths})
+    project.write_config(venues=[{"id": v} for v in venues], fields=[{"id": f, "name": f} for f in fields])
+    rows = [json.dumps(_reference_line(p), ensure_ascii=False) for p in paths]
+    (project.root / "notes.jsonl").write_text("\n".join(rows) + "\n", "utf-8")
+    env = {**os.environ, "SUMMARIZER_CONFIG": str(project.root / "config.yaml")}
+    for args in (["import", "notes.jsonl", "--skip-invalid"], ["build"]):
+        done = subprocess.run([sys.executable, "-m", "summarizer", *args], cwd=project.root, env=env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+    root = project.root / "outputs" / "site"
+    assert len(list((root / "docs").glob("*/*/*.md"))) >= 30  # the paper pages (and field pages)
+    result = mkdocs_build(root)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "WARNING" not in result.stderr
+    assert broken_links(root / "site") == []
