@@ -139,10 +139,17 @@ class SiteView:
     def __post_init__(self) -> None:
         self.venues = {v.id: v for v in self.settings.venues}
         self.fields = {f.id: f for f in self.settings.fields}
+        self._tagged: dict[str, list[tuple[str, str, PageEntry]]] = {}
         for venue_id, by_field in self.grouped.items():
-            for entries in by_field.values():
+            for field_id, entries in by_field.items():
                 for entry in entries:
                     self.by_key[paper_key(venue_id, entry.record.id)] = entry
+                    for key in {tag_key(tag) for tag in entry.tags}:
+                        self._tagged.setdefault(key, []).append((venue_id, field_id, entry))
+
+    def tagged(self, key: str) -> list[tuple[str, str, PageEntry]]:
+        """``(venue id, field id, entry)`` of every paper with the tag, in page order."""
+        return self._tagged.get(key, [])
 
     def tag_href(self, tag: str, venue_id: str | None, up: int) -> str:
         """The tag's page from a page ``up`` folders below the docs root; at the venue's part when given."""

@@ -30,7 +30,7 @@ from .markdown_text import (
     yaml_scalar,
 )
 from .pages import PageEntry, SiteView, label, paper_file
-from .tags import tag_key, venue_anchor
+from .tags import venue_anchor
 
 # A repository named in the paper's comment or abstract ("Code: https://github.com/org/repo").
 _CODE_URL = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com)/[\w.-]+/[\w.-]+", re.IGNORECASE)
@@ -107,14 +107,13 @@ def tag_page(view: SiteView, key: str) -> str:
     """Every paper with the tag, venue by venue in config order, each venue's part at ``#v-<VENUE>``."""
     shown = view.tally.shown(key)
     parts = []
+    by_venue: dict[str, list[str]] = {}
+    for venue_id, field_id, e in view.tagged(key):
+        spec = view.fields[field_id]
+        link = f"[{escape_link_text(e.record.title)}](../{venue_id}/{field_id}/{paper_file(e.record.id)})"
+        by_venue.setdefault(venue_id, []).append(f"{link} · {escape_inline(label(spec.emoji, spec.name))}")
     for venue in view.settings.venues:
-        papers = []
-        for field_id, entries in view.grouped.get(venue.id, {}).items():
-            spec = view.fields[field_id]
-            for e in entries:
-                if any(tag_key(t) == key for t in e.tags):
-                    link = f"[{escape_link_text(e.record.title)}](../{venue.id}/{field_id}/{paper_file(e.record.id)})"
-                    papers.append(f"{link} · {escape_inline(label(spec.emoji, spec.name))}")
+        papers = by_venue.get(venue.id)
         if papers:
             name = meta_text(label(venue.emoji, venue.name))
             parts.append({"anchor": venue_anchor(venue.id), "heading": f"{name} ({len(papers)})", "papers": papers})
