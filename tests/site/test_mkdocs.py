@@ -20,7 +20,7 @@ from summarizer.site.build import build_site
 
 
 class _Article(HTMLParser):
-    """The visible text of each <h1> and <p> inside the page's article."""
+    """The visible text of each <h1>, <p> and <dt> inside the page's article."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -34,7 +34,7 @@ class _Article(HTMLParser):
         classes = dict(attrs).get("class") or ""
         if tag == "article" and "md-content__inner" in classes:
             self._in_article = True
-        if self._in_article and tag in ("h1", "p"):
+        if self._in_article and tag in ("h1", "p", "dt"):
             self._current = []
         if self._in_article and tag in ("script", "b"):
             self.scripts_in_content += 1
@@ -42,7 +42,7 @@ class _Article(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "article":
             self._in_article = False
-        if self._current is not None and tag in ("h1", "p"):
+        if self._current is not None and tag in ("h1", "p", "dt"):
             self.blocks.append(" ".join("".join(self._current).split()))
             self._current = None
 
@@ -113,7 +113,10 @@ def test_mkdocs_build_strict_and_pages_read_as_written(project: Project, drafts:
     cross = "📌 同领域跨会议浏览： 🔬 ICLR2026 (2)" + (" · 💬 ACL 2026 (1)" if drafts else "")
     assert page.blocks[2] == cross
     assert page.blocks[3].startswith("🔥 高频主题： LLM ×")
-    papers = page.blocks[4:]
+    assert page.blocks[-1] == "📡 订阅本方向的新论文（Atom）"
+    # Each paper: its title (the definition list's term) and its summary, read as "title: summary".
+    entries = page.blocks[4:-1]
+    papers = [f"{title}: {summary}" for title, summary in zip(entries[::2], entries[1::2], strict=True)]
     assert len(papers) == n
     if drafts:
         assert papers[0].startswith("A Draft That Is Not Published: ") and papers[0].endswith("（📝 草稿）")

@@ -91,7 +91,7 @@ def test_tags_have_one_page_each_listing_papers_venue_by_venue(project: Project)
     llm = (docs / "tags/llm.md").read_text("utf-8")
     assert '<h2 id="v-ICML2026">🧪 ICML2026 (4)</h2>' in llm and '<h2 id="v-ICLR2026">🔬 ICLR2026 (2)</h2>' in llm
     assert llm.index("v-ICML2026") < llm.index("v-ICLR2026")  # venues in config order
-    assert "- [Quantized Attention](../ICML2026/llm_pretraining/2601.00020.md) · 📚 预训练" in llm
+    assert '<li><a href="../../ICML2026/llm_pretraining/2601.00020/">Quantized Attention</a> · 📚 预训练</li>' in llm
     field = (docs / "ICML2026/llm_pretraining/index.md").read_text("utf-8")
     assert "🔥 **高频主题：** [LLM ×3](../../tags/llm.md#v-ICML2026)" in field
 

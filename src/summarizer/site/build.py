@@ -143,14 +143,23 @@ def _read_manifest(root: Path) -> set[str]:
     except FileNotFoundError:
         return set()
     inside = root.resolve()
+    folders: dict[Path, Path] = {}  # each folder resolved once: a site has thousands of pages in a few folders
     return {
-        line for line in text.split("\n") if line and not line.startswith("#") and _inside(inside, root / line, line)
+        line
+        for line in text.split("\n")
+        if line and not line.startswith("#") and _inside(inside, root / line, line, folders)
     }
 
 
-def _inside(resolved_root: Path, path: Path, rel: str) -> bool:
+def _inside(resolved_root: Path, path: Path, rel: str, folders: dict[Path, Path]) -> bool:
+    """A plain relative path whose folder, links followed, is inside the site (removing a link removes the link)."""
     plain = not Path(rel).is_absolute() and ".." not in Path(rel).parts and "\\" not in rel
-    return plain and path.resolve().is_relative_to(resolved_root)
+    if not plain:
+        return False
+    folder = folders.get(path.parent)
+    if folder is None:
+        folder = folders[path.parent] = path.parent.resolve()
+    return folder.is_relative_to(resolved_root) and path.name not in ("", ".", "..")
 
 
 def _remove_stale(root: Path, stale: set[str], report: Report) -> None:

@@ -14,6 +14,7 @@ none: the notes issue writes them.
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 
 from summarizer.core.config import Venue
@@ -109,9 +110,13 @@ def tag_page(view: SiteView, key: str) -> str:
     parts = []
     by_venue: dict[str, list[str]] = {}
     for venue_id, field_id, e in view.tagged(key):
-        spec = view.fields[field_id]
-        link = f"[{escape_link_text(e.record.title)}](../{venue_id}/{field_id}/{paper_file(e.record.id)})"
-        by_venue.setdefault(venue_id, []).append(f"{link} · {escape_inline(label(spec.emoji, spec.name))}")
+        # Raw HTML, not a Markdown list: a tag of thousands of papers is one page, and as Markdown links it
+        # alone takes seconds of `mkdocs build`.  Its targets are pages this build writes (their built URLs).
+        href = f"../../{venue_id}/{field_id}/{paper_file(e.record.id).removesuffix('.md')}/"
+        field = html.escape(label(view.fields[field_id].emoji, view.fields[field_id].name))
+        by_venue.setdefault(venue_id, []).append(
+            f'<li><a href="{href}">{html.escape(e.record.title)}</a> · {field}</li>'
+        )
     for venue in view.settings.venues:
         papers = by_venue.get(venue.id)
         if papers:
