@@ -188,11 +188,14 @@ def _related_docs(grouped: Grouped) -> list[Doc]:
     return docs
 
 
-def site_view(settings: Settings, grouped: Grouped, *, drafts: bool, cache_dir: Path | None) -> SiteView:
-    """Everything the pages of one build read: tags, their file names, related papers."""
+def site_view(
+    settings: Settings, grouped: Grouped, *, drafts: bool, cache_dir: Path | None, with_related: bool = True
+) -> SiteView:
+    """Everything the pages of one build read: tags, their file names, related papers (paper pages only)."""
     counted = tally(e.tags for by_field in grouped.values() for entries in by_field.values() for e in entries)
     view = SiteView(settings, grouped, drafts, page_env(), counted, slugs(counted.papers))
-    view.related = related(_related_docs(grouped), settings.site.related, cache_dir)
+    if with_related:
+        view.related = related(_related_docs(grouped), settings.site.related, cache_dir)
     return view
 
 
@@ -285,4 +288,5 @@ def draft_field_page(settings: Settings, store: Store, venue_id: str, field_id: 
     spec = settings.field(field_id)
     if spec is None or field_id not in grouped.get(venue_id, {}):
         return None
-    return field_page(site_view(settings, grouped, drafts=True, cache_dir=None), settings.venue(venue_id), spec)
+    view = site_view(settings, grouped, drafts=True, cache_dir=None, with_related=False)  # a field page lists none
+    return field_page(view, settings.venue(venue_id), spec)
