@@ -1,7 +1,7 @@
 # `make demo` and `make test` each set up .venv on first use (Python 3.11 or newer: PYTHON=python3.12 picks one), then run.
 # The demo installs the core and the [mkdocs] extra, which serves the site it writes (a newcomer's
 # first run stays fast); the tests add the dev tools and every extra ([dev] pulls [all]), and the
-# browser tests need Chromium and MathJax: `make browser-deps`.
+# browser tests need Chromium: `make browser-deps`.
 # `make test` leaves the slow tests (browsers, killed subprocesses, the wheel) to `make test-all`,
 # which is what CI runs.
 PYTHON ?= python3
@@ -9,7 +9,6 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
-MATHJAX := tests/js/node_modules/mathjax/es5/tex-mml-chtml.js
 NEW_ENOUGH := import sys; sys.exit(sys.version_info < (3, 11))
 
 .PHONY: demo test test-all lint bench browser-deps docs clean
@@ -45,10 +44,11 @@ test: $(DEV_STAMP)
 test-all: $(DEV_STAMP)
 	$(BIN)/python -m pytest
 
-# Debian's chromium (Playwright's own browser download cannot work offline) and MathJax 3 from npm.
+# Debian's chromium (Playwright's own browser download cannot work offline); MathJax comes with the
+# package (django-static-mathjax), and fonts-noto-cjk draws the pages' Chinese in screenshots.
 browser-deps:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
-	test -f $(MATHJAX) || npm ci --prefix tests/js --no-audit --no-fund
+	test -d /usr/share/fonts/opentype/noto || (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests benchmarks
@@ -63,4 +63,4 @@ docs: $(STAMP)
 	$(BIN)/python -c "import pathlib, summarizer.core.config_doc as d; pathlib.Path(d.DOC_PATH).write_text(d.reference_markdown(), encoding='utf-8')"
 
 clean:
-	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs summarizer-demo tests/js/node_modules
+	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs summarizer-demo

@@ -545,7 +545,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder under benchmarks/work/")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave RESULTS.md alone")
     parser.add_argument("--only", choices=["scale"], help="run only this section (RESULTS.md keeps the rest)")
-    parser.add_argument("--scale-sizes", default="3000,20000,50000", help="papers in each scale run")
+    parser.add_argument("--scale-sizes", default="2000,20000", help="papers in each scale run")
     args = parser.parse_args(argv)
     n: int = args.papers
     sizes = tuple(int(size) for size in args.scale_sizes.split(","))

@@ -1,11 +1,11 @@
 """Real headless Chromium for the tests that check what a person sees in a browser.
 
 Debian's ``chromium`` (``/usr/bin/chromium``) driven by Playwright for Python:
-Playwright's own browser download cannot work offline.  MathJax comes from the
-npm package in ``tests/js`` (``npm ci --prefix tests/js``) and is served in
-place of the CDN URL the site names, so pages typeset exactly as published.
+Playwright's own browser download cannot work offline.  The site serves MathJax
+itself (``site.mathjax: local``, from the ``django-static-mathjax`` package); a
+page that names unpkg's copy (``site.mathjax: cdn``) gets the same files.
 
-``make browser-deps`` (run by ``.ci/run``) installs all three when missing.
+``make browser-deps`` (run by ``.ci/run``) installs Chromium when missing.
 Outside CI a missing piece skips the browser tests with the command to run;
 under CI (``CI=true``) it fails them, so a green CI always ran them.
 """
@@ -24,9 +24,11 @@ from typing import Any
 
 import pytest
 
+from summarizer.site.site_files import mathjax_es5
+
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-MATHJAX_JS = REPO / "tests" / "js" / "node_modules" / "mathjax" / "es5"
+MATHJAX_JS = mathjax_es5() or REPO / "no-mathjax"
 # What the site's mkdocs.yml names; the browser never reaches it: page.route serves the local copy.
 MATHJAX_CDN_GLOB = "**/mathjax@3/es5/**"
 CHROMIUM_ARGS = [
@@ -46,7 +48,7 @@ def missing_pieces() -> list[str]:
     if not CHROMIUM.exists() or shutil.which(str(CHROMIUM)) is None:
         missing.append("chromium (apt-get install -y chromium)")
     if not (MATHJAX_JS / "tex-mml-chtml.js").is_file():
-        missing.append("mathjax@3 (npm ci --prefix tests/js)")
+        missing.append("mathjax (pip install django-static-mathjax)")
     try:
         import playwright.sync_api  # noqa: F401
     except ImportError:
@@ -65,7 +67,7 @@ def require_browser() -> None:
 
 
 def route_mathjax(page: Any) -> None:
-    """Serve MathJax from tests/js instead of the CDN: same files, no network."""
+    """Serve MathJax from the package instead of the CDN: same files, no network."""
 
     def fulfil(route: Any) -> None:
         name = route.request.url.split("/es5/", 1)[1].split("?", 1)[0]

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from test_build import sample_store
 
-from conftest import Project
+from conftest import REAL_FIXTURES, Project
 from summarizer.site.build import build_site
 
 
 class _Article(HTMLParser):
-    """The visible text of each <h1> and <p> inside the page's article."""
+    """The visible text of each <h1>, <p> and <dt> inside the page's article."""
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
@@ -30,7 +34,7 @@ class _Article(HTMLParser):
         classes = dict(attrs).get("class") or ""
         if tag == "article" and "md-content__inner" in classes:
             self._in_article = True
-        if self._in_article and tag in ("h1", "p"):
+        if self._in_article and tag in ("h1", "p", "dt"):
             self._current = []
         if self._in_article and tag in ("script", "b"):
             self.scripts_in_content += 1
@@ -38,7 +42,7 @@ class _Article(HTMLParser):
     def handle_endtag(self, tag: str) -> None:
         if tag == "article":
             self._in_article = False
-        if self._current is not None and tag in ("h1", "p"):
+        if self._current is not None and tag in ("h1", "p", "dt"):
             self.blocks.append(" ".join("".join(self._current).split()))
             self._current = None
 
@@ -78,7 +82,7 @@ def broken_links(html_root: Path) -> list[str]:
         parser = _Links()
         parser.feed(page.read_text("utf-8"))
         for href in parser.hrefs:
-            path = href.split("#", 1)[0].split("?", 1)[0]
+            path = unquote(href.split("#", 1)[0].split("?", 1)[0])
             if not path or "://" in path or path.startswith(("/", "mailto:", "javascript:", "data:")):
                 continue
             target = (page.parent / path).resolve()
@@ -109,7 +113,10 @@ def test_mkdocs_build_strict_and_pages_read_as_written(project: Project, drafts:
     cross = "📌 同领域跨会议浏览： 🔬 ICLR2026 (2)" + (" · 💬 ACL 2026 (1)" if drafts else "")
     assert page.blocks[2] == cross
     assert page.blocks[3].startswith("🔥 高频主题： LLM ×")
-    papers = page.blocks[4:]
+    assert page.blocks[-1] == "📡 订阅本方向的新论文（Atom）"
+    # Each paper: its title (the definition list's term) and its summary, read as "title: summary".
+    entries = page.blocks[4:-1]
+    papers = [f"{title}: {summary}" for title, summary in zip(entries[::2], entries[1::2], strict=True)]
     assert len(papers) == n
     if drafts:
         assert papers[0].startswith("A Draft That Is Not Published: ") and papers[0].endswith("（📝 草稿）")
@@ -195,9 +202,12 @@ def test_the_lean_nav_override_renders_materials_own_navigation(project: Project
     settings, store = sample_store(project)
     root = Path(build_site(settings, store, None, drafts=False).subject)
     assert "custom_dir: overrides" in (root / "mkdocs.yml").read_text("utf-8")
+    # The same site with Material's own nav-item.html (the other overrides kept).
+    shutil.copytree(root / "overrides", root / "overrides-material")
+    (root / "overrides-material" / "partials" / "nav-item.html").unlink()
     plain = root / "mkdocs.material.yml"
     text = (root / "mkdocs.yml").read_text("utf-8")
-    plain.write_text("\n".join(line for line in text.splitlines() if "custom_dir:" not in line) + "\n", "utf-8")
+    plain.write_text(text.replace("custom_dir: overrides ", "custom_dir: overrides-material "), "utf-8")
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
     for config, out in ((root / "mkdocs.yml", tmp_path / "lean"), (plain, tmp_path / "material")):
         done = subprocess.run(
@@ -210,3 +220,49 @@ def test_the_lean_nav_override_renders_materials_own_navigation(project: Project
     for page in pages:
         twin = tmp_path / "material" / page.relative_to(tmp_path / "lean")
         assert _nav_events(page.read_text("utf-8")) == _nav_events(twin.read_text("utf-8")), page
+
+
+def _reference_line(path: Path) -> dict[str, object]:
+    """One real reference note as an import line (the real notes' bold header, not the example's)."""
+    text = path.read_text("utf-8")
+    title = re.search(r"^# (.+)$", text, re.M)
+    arxiv = re.search(r"arxiv\.org/abs/(\d{4}\.\d{4,5})", text)
+    keywords = re.search(r"\*\*关键词\*\*[:：]\s*(.+)$", text, re.M)
+    summary = re.search(r"^## 一句话总结\n(.*?)(?=^#|\Z)", text, re.M | re.S)
+    tags = [t.strip() for t in re.split(r"[,，、]", keywords.group(1)) if t.strip()][:5] if keywords else []
+    line: dict[str, object] = {
+        "venue": path.parent.parent.name,
+        "title": title.group(1).strip() if title else path.stem,
+        "summary": summary.group(1).strip() if summary else "",
+        "tags": [t[:40] for t in tags],
+        "field": path.parent.name,
+        "status": "approved",
+    }
+    if arxiv:
+        line["arxiv_id"] = arxiv.group(1)
+    return line
+
+
+@pytest.mark.slow
+def test_the_imported_reference_corpus_builds_strict(project: Project) -> None:
+    """The reference site's real notes (../shared), imported and built: every link resolves, strict passes."""
+    notes = REAL_FIXTURES / "notes"
+    if not notes.is_dir():
+        pytest.skip("../shared/fixtures/real/notes is not beside the checkout")
+    paths = sorted(notes.glob("*/*/*.md"))
+    venues = sorted({p.parent.parent.name for p in paths})
+    fields = sorted({p.parent.name for p in paths})
+    project.write_config(venues=[{"id": v} for v in venues], fields=[{"id": f, "name": f} for f in fields])
+    rows = [json.dumps(_reference_line(p), ensure_ascii=False) for p in paths]
+    (project.root / "notes.jsonl").write_text("\n".join(rows) + "\n", "utf-8")
+    env = {**os.environ, "SUMMARIZER_CONFIG": str(project.root / "config.yaml")}
+    for args in (["import", "notes.jsonl", "--skip-invalid"], ["build"]):
+        done = subprocess.run([sys.executable, "-m", "summarizer", *args], cwd=project.root, env=env,
+                              capture_output=True, text=True, timeout=300)  # fmt: skip
+        assert done.returncode in (0, 1), done.stderr[-2000:]
+    root = project.root / "outputs" / "site"
+    assert len(list((root / "docs").glob("*/*/*.md"))) >= 30  # the paper pages (and field pages)
+    result = mkdocs_build(root)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "WARNING" not in result.stderr
+    assert broken_links(root / "site") == []

@@ -112,5 +112,8 @@ def test_a_record_holding_unsafe_tex_builds_it_as_text(cli: RunCli, project: Pro
     store.save(record)  # written directly: text that got in another way
     assert cli("build").code == 0
     page = (project.root / "outputs/site/docs/ICML2026/llm_pretraining/index.md").read_text("utf-8")
-    assert "**T \\\\(\\href{javascript:alert(1)}{x}\\\\)**" in page
+    assert "**[T \\\\(\\href{javascript:alert(1)}{x}\\\\)](p1.md)**" in page
+    paper = (project.root / "outputs/site/docs/ICML2026/llm_pretraining/p1.md").read_text("utf-8")
+    assert "# T \\\\(\\href\\{javascript:alert(1)}\\{x}\\\\)\n" in paper  # shown as written, never math
+    assert "\\\\(\\class{md-header}{x}\\\\)" in paper
     assert "\\\\(\\class{md-header}{x}\\\\)" in page

@@ -40,14 +40,15 @@ REDIRECT = """<!doctype html>
 
 
 def find_mathjax(settings: Settings) -> Path | None:
-    """A local MathJax 3 `es5` folder: $SUMMARIZER_MATHJAX, else node_modules beside the config file."""
+    """A local MathJax 3 `es5` folder: $SUMMARIZER_MATHJAX, else the copy the site serves (django-static-mathjax)."""
+    from summarizer.site.site_files import mathjax_es5  # the site's own copy: the same files as the pages
+
     explicit = os.environ.get(MATHJAX_ENV)
     candidates = [Path(explicit)] if explicit else []
+    shipped = mathjax_es5()
+    candidates += [shipped] if shipped else []
     base = settings.config_file.resolve().parent
-    candidates += [
-        base / "node_modules" / "mathjax" / "es5",
-        base / "tests" / "js" / "node_modules" / "mathjax" / "es5",
-    ]
+    candidates.append(base / "node_modules" / "mathjax" / "es5")
     for folder in candidates:
         if (folder / MATHJAX_FILE).is_file():
             return folder
@@ -124,9 +125,7 @@ def serve(settings: Settings, venue_ids: list[str], *, host: str, port: int, ope
     sys.stdout.flush()
     console.info(f"reviewing {', '.join(venue_ids)}; Ctrl-C stops the desk")
     if mathjax_dir is None:
-        console.warn(
-            f"math typesets from {MATHJAX_CDN}: to work offline, `npm install mathjax@3` and set {MATHJAX_ENV}"
-        )
+        console.warn(f"math typesets from {MATHJAX_CDN}: to work offline, `pip install django-static-mathjax`")
     if host not in ("127.0.0.1", "::1", "localhost"):
         console.warn(f"listening on {host}: anyone who can reach it and has the token can approve papers")
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off", server_header=False)

@@ -7,14 +7,19 @@ Every section but ``venues`` and ``fields`` has defaults, so a minimal file work
 from __future__ import annotations
 
 import os
+import re
 import unicodedata
 from pathlib import Path
-from typing import Annotated, Literal, Self
+from typing import Annotated, Any, Literal, Self
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import AfterValidator, Field, PrivateAttr, model_validator
 
+from .config_base import Section
 from .errors import MissingAPIKeyError, UnknownVenue
 from .ids import SAFE_ID
+from .source_settings import (
+    Source,
+)
 
 CONFIG_ENV = "SUMMARIZER_CONFIG"
 DEFAULT_CONFIG_NAME = "config.yaml"
@@ -29,19 +34,14 @@ def _check_safe_id(value: str) -> str:
 SafeId = Annotated[str, AfterValidator(_check_safe_id)]
 
 
-class _Section(BaseModel):
-    # A key's docstring is its description: docs/config.md and `summarizer init`'s comments are made of them.
-    model_config = ConfigDict(extra="forbid", validate_default=True, use_attribute_docstrings=True)
-
-
-class Price(_Section):
+class Price(Section):
     input: float = Field(0.15, ge=0)
     """USD per million prompt (input) tokens."""
     output: float = Field(0.60, ge=0)
     """USD per million completion (output) tokens."""
 
 
-class LLMSettings(_Section):
+class LLMSettings(Section):
     base_url: str = "https://api.openai.com/v1"
     """Any OpenAI-compatible chat-completions endpoint (OpenAI, DeepSeek, Qwen, Kimi, GLM, vLLM, Ollama …)."""
     api_key_env: str = "OPENAI_API_KEY"
@@ -83,14 +83,14 @@ class LLMSettings(_Section):
         return key
 
 
-class ArxivSettings(_Section):
+class ArxivSettings(Section):
     api_url: str = "https://export.arxiv.org/api/query"
     """The arXiv API (a mirror may stand in)."""
     delay_s: float = Field(3, ge=0)
     """Seconds between arXiv API requests (arXiv asks for 3)."""
 
 
-class OpenReviewSettings(_Section):
+class OpenReviewSettings(Section):
     api_url: str = "https://api2.openreview.net"
     """OpenReview's API v2."""
     username_env: str = "OPENREVIEW_USERNAME"
@@ -99,7 +99,7 @@ class OpenReviewSettings(_Section):
     """The variable holding the OpenReview password."""
 
 
-class HttpSettings(_Section):
+class HttpSettings(Section):
     """Every host the fetch stage talks to: listings, detail pages, PDFs, the arXiv API."""
 
     contact: str = ""
@@ -120,7 +120,7 @@ class HttpSettings(_Section):
     """The first wait before a retry; each further wait doubles (at most 60 s)."""
 
 
-class ExtractSettings(_Section):
+class ExtractSettings(Section):
     """Reading one PDF's text, in a worker process: bounds no real paper reaches, so a hostile file fails alone."""
 
     max_pages: int = Field(300, ge=1)
@@ -133,21 +133,75 @@ class ExtractSettings(_Section):
     """The worker's address space (RLIMIT_AS), pymupdf and Python included."""
 
 
-class HotTopics(_Section):
+class HotTopics(Section):
     top_k: int = Field(3, ge=0)
     """Tags shown as a field's hot topics (0: none)."""
     min_count: int = Field(2, ge=1)
     """Papers a tag needs to be a hot topic."""
 
 
-class SiteSettings(_Section):
+def _check_http_url(value: str | None) -> str | None:
+    if value is not None and not re.fullmatch(r"https?://[^\s\"'<>]+", value):
+        raise ValueError("give an http(s) URL")
+    return value
+
+
+HttpUrl = Annotated[str | None, AfterValidator(_check_http_url)]
+# Folders at the site's root that are not venues: a venue of one of these names would write over them.
+RESERVED_SITE_NAMES = frozenset({"tags", "search", "javascripts", "stylesheets", "assets", "pagefind", "search-index"})
+
+
+class Palette(Section):
+    """Material's palette: ``scheme`` default (light) or slate (dark); primary and accent colour names."""
+
+    scheme: Literal["default", "slate"] = "default"
+    """`default` (light) or `slate` (dark)."""
+    primary: str = Field("indigo", pattern=r"^[a-z][a-z -]{0,30}$")
+    """Material's primary colour name (indigo, teal, deep orange …)."""
+    accent: str = Field("indigo", pattern=r"^[a-z][a-z -]{0,30}$")
+    """Material's accent colour name."""
+
+
+class Fonts(Section):
+    """Google Fonts names: setting them makes every page load fonts from Google (off by default)."""
+
+    text: str = Field(pattern=r"^[A-Za-z0-9 ]{1,60}$")
+    """The Google font for the text."""
+    code: str = Field("Roboto Mono", pattern=r"^[A-Za-z0-9 ]{1,60}$")
+    """The Google font for code."""
+
+
+class SiteSettings(Section):
     title: str = "论文解读"
     """The site's name, in its header and home page."""
     hot_topics: HotTopics = Field(default_factory=HotTopics)
     """The `🔥 高频主题` line of each field page."""
+    # What a publisher sets in MkDocs, passed through to the written mkdocs.yml (README, "Publish").
+    site_url: HttpUrl = None
+    """The published address: the sitemap, the feeds' absolute links, instant navigation."""
+    repo_url: HttpUrl = None
+    """The repository the site links to in its header."""
+    repo_name: str | None = Field(None, max_length=100)
+    """The repository's name shown beside that link."""
+    copyright: str | None = Field(None, max_length=300)
+    """The footer's copyright line."""
+    palette: Palette = Field(default_factory=Palette)
+    """Material's colour scheme and colours."""
+    font: Fonts | None = None
+    """Google Fonts to load (none: the system's fonts, nothing loaded from a third party)."""
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """MkDocs' `extra` as is: analytics, social links."""
+    extra_css: list[str] = Field(default_factory=list)
+    """Style sheets: files under the site's docs/ folder, or URLs."""
+    order: Literal["title", "tier", "import"] = "title"
+    """A page's papers: by title, tier first (oral, spotlight, poster …, then title), or in the order they came."""
+    mathjax: Literal["local", "cdn"] = "local"
+    """local: MathJax served from the site itself (no request leaves it); cdn: from unpkg.com."""
+    related: int = Field(5, ge=0, le=20)
+    """Related papers listed on each paper page (0: none)."""
 
 
-class PathSettings(_Section):
+class PathSettings(Section):
     cache: Path = Path("cache")
     """PDFs, extracted text and model answers (safe to delete; re-runs then fetch and pay again)."""
     outputs: Path = Path("outputs")
@@ -156,87 +210,7 @@ class PathSettings(_Section):
     """A prompts folder of your own (default: the shipped `prompts/`)."""
 
 
-class _Source(_Section):
-    match_arxiv: bool = False
-    """Find each paper's arXiv version (a verified close title match), to link it and fill what the source lacks."""
-
-
-class ListSource(_Source):
-    """A file of the venue's papers: ``.txt`` (arXiv ids, URLs or titles), ``.csv`` or ``.jsonl``."""
-
-    type: Literal["list"]
-    """`list`: a file of the venue's papers."""
-    path: Path
-    """A `.txt` (arXiv ids, abs/pdf URLs or titles, one a line), `.csv` or `.jsonl`; relative to the config."""
-
-
-class ArxivQuerySource(_Source):
-    type: Literal["arxiv_query"]
-    """`arxiv_query`: an arXiv API search."""
-    query: str
-    """The search, e.g. `co:"AAAI 2026"`."""
-    max_results: int = Field(2000, ge=1, le=30000)
-    """Results read at most."""
-    include_unconfirmed: bool = False
-    """Keep "under review" and "submitted to" results too."""
-
-
-class OpenReviewSource(_Source):
-    type: Literal["openreview"]
-    """`openreview`: a venue's accepted papers (needs a login: see `openreview`)."""
-    openreview_venue: str
-    """OpenReview's venue id, e.g. `ICLR.cc/2026/Conference`."""
-
-
-class VirtualSiteSource(_Source):
-    type: Literal["virtual_site"]
-    """`virtual_site`: a conference site's orals-and-posters JSON."""
-    url: str
-    """e.g. `https://iclr.cc/static/virtual/data/iclr-2026-orals-posters.json`."""
-
-
-class AclAnthologySource(_Source):
-    type: Literal["acl_anthology"]
-    """`acl_anthology`: ACL Anthology volumes (the `acl` extra)."""
-    volumes: list[str] = Field(min_length=1)
-    """e.g. `[2026.acl-long, 2026.findings-acl]`."""
-    data_dir: Path | None = None
-    """A copy of the Anthology's `data/` folder (default: the package's own clone)."""
-
-
-class CvfSource(_Source):
-    type: Literal["cvf"]
-    """`cvf`: the CVF open-access listing."""
-    conference: str
-    """e.g. `CVPR2026`."""
-    url: str | None = None
-    """The listing's base (default: openaccess.thecvf.com)."""
-    abstracts: bool = True
-    """Read each paper's page for its abstract (one request per paper)."""
-
-
-class PmlrSource(_Source):
-    type: Literal["pmlr"]
-    """`pmlr`: a PMLR volume."""
-    volume: int | None = Field(None, ge=1)
-    """e.g. `267` (ICML 2025)."""
-    url: str | None = None
-    """A `citeproc.yaml` of the volume, instead of the volume's own."""
-
-    @model_validator(mode="after")
-    def _volume_or_url(self) -> PmlrSource:
-        if self.volume is None and not self.url:
-            raise ValueError("a 'pmlr' source needs 'volume' (e.g. 267) or 'url'")
-        return self
-
-
-Source = Annotated[
-    ListSource | ArxivQuerySource | OpenReviewSource | VirtualSiteSource | AclAnthologySource | CvfSource | PmlrSource,
-    Field(discriminator="type"),
-]
-
-
-class _Named(_Section):
+class _Named(Section):
     """A venue or a field: an id (a folder name), a display name (the id when absent), an emoji."""
 
     id: SafeId
@@ -263,7 +237,7 @@ class FieldSpec(_Named):
     """What belongs in the field: the model picks a field by it, so tell neighbouring fields apart."""
 
 
-class TagSettings(_Section):
+class TagSettings(Section):
     vocabulary: list[str] = Field(default_factory=list)
     """The tags the model prefers (hot topics tally them)."""
     aliases: dict[str, str] = Field(default_factory=dict)
@@ -282,7 +256,7 @@ class TagSettings(_Section):
         return self._lookup.get(key)
 
 
-class Settings(_Section):
+class Settings(Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     """The model provider."""
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
@@ -330,6 +304,9 @@ class Settings(_Section):
                 if item.id in seen:
                     raise ValueError(f"{name}: id {item.id!r} appears twice")
                 seen.add(item.id)
+        taken = sorted(v.id for v in self.venues if v.id.casefold() in RESERVED_SITE_NAMES)
+        if taken:
+            raise ValueError(f"venues: id {taken[0]!r} names a folder of the site itself; choose another")
         return self
 
     # -- lookups ---------------------------------------------------------

@@ -17,7 +17,8 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from .config import Settings, Source
+from .config import Settings
+from .source_settings import Source
 
 DOC_PATH = "docs/config.md"
 _SCALARS = {int: "integer", float: "number", str: "text", bool: "true or false", Path: "path"}
@@ -31,6 +32,7 @@ class Key:
     description: str
     required: bool = False
     section: bool = False
+    optional_section: bool = False  # a section that is absent (null) unless the file sets it: ``site.font``
 
 
 def _members(annotation: Any) -> list[Any]:
@@ -113,7 +115,9 @@ def keys(model: type[BaseModel] = Settings, prefix: str = "") -> list[Key]:
                 kind = get_args(source.model_fields["type"].annotation)[0]
                 out += keys(source, f"{path}({kind}).")
         elif isinstance(inner, type) and issubclass(inner, BaseModel):
-            out.append(_key(path, info, section=True))
+            key = _key(path, info, section=True)
+            absent = not info.is_required() and info.get_default(call_default_factory=True) is None
+            out.append(Key(**{**key.__dict__, "optional_section": absent}))
             out += keys(inner, f"{path}[]." if inner is not members[0] else f"{path}.")
         else:
             out.append(_key(path, info, section=False))
@@ -130,7 +134,7 @@ def reference_markdown() -> str:
         "# Configuration reference",
         "",
         "Every key `config.yaml` may hold, with its type, default and description. This file is generated from the",
-        "settings models (`src/summarizer/core/config.py`, each key's docstring) by `make docs`;",
+        "settings models (`src/summarizer/core/config.py` and `source_settings.py`, each key's docstring) by `make docs`;",
         "`tests/core/test_config_doc.py` fails when it is stale. Only `venues` and `fields` are required; every other",
         "section has defaults. Relative paths resolve against the config file's folder. A misspelt key is an error",
         "naming it. `venues[].source(list).path` is the `path` of a venue whose source has `type: list`.",
@@ -152,14 +156,20 @@ def section_yaml(name: str, overrides: dict[str, Any] | None = None) -> str:
     overrides = overrides or {}
     section = next(k for k in keys() if k.path == name)
     lines = [f"# {section.description}", f"{name}:"]
+    absent: list[str] = []  # optional sections, written as null: their keys are not written
     for key in keys():
         if not key.path.startswith(f"{name}.") or "[]" in key.path or "(" in key.path:
+            continue
+        if any(key.path.startswith(f"{prefix}.") for prefix in absent):
             continue
         depth = key.path.count(".")
         indent = "  " * depth
         leaf = key.path.rsplit(".", 1)[1]
         lines.append(f"{indent}# {key.description}")
-        if key.section:
+        if key.optional_section:
+            absent.append(key.path)
+            lines.append(f"{indent}{leaf}: null")
+        elif key.section:
             lines.append(f"{indent}{leaf}:")
         else:
             value = yaml_value(overrides[key.path]) if key.path in overrides else key.default

@@ -15,16 +15,9 @@ from typing import Any, get_args
 import yaml
 from pydantic import ValidationError
 
-from .config import (
-    CONFIG_ENV,
-    DEFAULT_CONFIG_NAME,
-    AclAnthologySource,
-    ListSource,
-    Settings,
-    Source,
-    shipped_prompts_dir,
-)
+from .config import CONFIG_ENV, DEFAULT_CONFIG_NAME, Settings, shipped_prompts_dir
 from .errors import ConfigError
+from .source_settings import AclAnthologySource, ListSource, Source
 from .wording import describe, key_path, ordered_errors, validation_problems
 
 # Keys that moved, still read for one release: old place -> new place.

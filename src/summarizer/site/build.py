@@ -10,11 +10,15 @@ keeps the format; the preview's site name says ``预览``.
 
 Layout (README, "The published site")::
 
-    mkdocs.yml
-    docs/index.md                      every venue, paper count, link
-    docs/<VENUE>/index.md              every field with counts, the venue's hot topics
+    mkdocs.yml                         from `site:` in config.yaml; hooks/ and overrides/ beside it
+    docs/index.md                      every venue as a card: counts, hot topics
+    docs/<VENUE>/index.md              the fields and their counts, then every paper by field
     docs/<VENUE>/<FIELD>/index.md      the field digest page
-    docs/javascripts/mathjax.js        MathJax settings for arithmatex
+    docs/<VENUE>/<FIELD>/<ID>.md       a paper's own page (related papers: ``related``)
+    docs/<VENUE>/[<FIELD>/]feed.xml    Atom feeds (``feeds``)
+    docs/tags/<slug>.md                a tag's papers, venue by venue (``tags``)
+    docs/search.md                     the search page (Pagefind: hooks/search_index.py)
+    docs/javascripts/                  MathJax settings for arithmatex, MathJax itself, the search page's script
 
 ``build VENUE...`` builds the site of just those venues: their pages, and a
 home page, nav and cross-venue lines that know only them, so every link
@@ -26,36 +30,45 @@ when their bytes change; pages the builder wrote before (listed in
 ``.summarizer-pages``) that no longer have papers are removed.  Nothing else
 in the folder is touched.
 
-The pages themselves are rendered in ``pages``.
+The pages themselves are rendered in ``pages`` and ``paper_page``; ``site_files`` writes the rest.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from jinja2 import Environment
-
 from summarizer.core.config import Settings, Venue
+from summarizer.core.errors import ConfigError
 from summarizer.core.fsutil import WriteBatch, write_if_changed
+from summarizer.core.ids import strip_version
 from summarizer.core.report import Report
 from summarizer.core.store import Store
 
+from .feeds import feed
+from .markdown_text import meta_text, yaml_scalar
 from .pages import (
-    TEMPLATES,
     Grouped,
     PageEntry,
+    SiteView,
     field_page,
     home_page,
-    mkdocs_yml,
+    order_entries,
     page_env,
+    paper_file,
+    paper_key,
     select,
-    sort_entries,
+    site_title,
     venue_page,
 )
+from .paper_page import paper_page, search_digest, tag_page
+from .related import Doc, related
+from .site_files import SHIPPED, TEMPLATES, THEME_FILES, mathjax_es5, mathjax_files, mkdocs_yml, shipped, theme_digest
+from .tags import slugs, tally
 
-NAV_OVERRIDE = "overrides/partials/nav-item.html"
 # The site's MathJax settings; the review desk typesets with the same ones.
 MATHJAX_CONFIG = TEMPLATES / "mathjax.js"
+SEARCH_INDEX = "docs/.search-index.json"
 
 MANIFEST = ".summarizer-pages"
 
@@ -77,10 +90,6 @@ def _finish_report(report: Report) -> Report:
         report.details += [f"  wrote {page}" for page in report.written]
     report.details += [f"  removed {page}" for page in report.removed]
     return report
-
-
-def _read_shipped(name: str) -> bytes:
-    return (TEMPLATES / name).read_bytes()
 
 
 class _Writer:
@@ -118,7 +127,8 @@ def _gather(settings: Settings, store: Store, venues: list[Venue], *, drafts: bo
                 )
                 continue
             by_field.setdefault(entry.version.field, []).append(entry)
-        grouped[venue.id] = {f: sort_entries(by_field[f]) for f in settings.field_ids() if f in by_field}
+        order = settings.site.order
+        grouped[venue.id] = {f: order_entries(by_field[f], order) for f in settings.field_ids() if f in by_field}
     return grouped
 
 
@@ -133,14 +143,23 @@ def _read_manifest(root: Path) -> set[str]:
     except FileNotFoundError:
         return set()
     inside = root.resolve()
+    folders: dict[Path, Path] = {}  # each folder resolved once: a site has thousands of pages in a few folders
     return {
-        line for line in text.split("\n") if line and not line.startswith("#") and _inside(inside, root / line, line)
+        line
+        for line in text.split("\n")
+        if line and not line.startswith("#") and _inside(inside, root / line, line, folders)
     }
 
 
-def _inside(resolved_root: Path, path: Path, rel: str) -> bool:
+def _inside(resolved_root: Path, path: Path, rel: str, folders: dict[Path, Path]) -> bool:
+    """A plain relative path whose folder, links followed, is inside the site (removing a link removes the link)."""
     plain = not Path(rel).is_absolute() and ".." not in Path(rel).parts and "\\" not in rel
-    return plain and path.resolve().is_relative_to(resolved_root)
+    if not plain:
+        return False
+    folder = folders.get(path.parent)
+    if folder is None:
+        folder = folders[path.parent] = path.parent.resolve()
+    return folder.is_relative_to(resolved_root) and path.name not in ("", ".", "..")
 
 
 def _remove_stale(root: Path, stale: set[str], report: Report) -> None:
@@ -157,27 +176,80 @@ def _remove_stale(root: Path, stale: set[str], report: Report) -> None:
             folder = folder.parent
 
 
-def _write_pages(
-    writer: _Writer,
-    env: Environment,
-    settings: Settings,
-    grouped: Grouped,
-    *,
-    drafts: bool,
-) -> None:
-    writer.write("mkdocs.yml", mkdocs_yml(env, settings, grouped, drafts=drafts))
-    writer.write("docs/javascripts/mathjax.js", _read_shipped("mathjax.js"))
-    writer.write(NAV_OVERRIDE, _read_shipped(NAV_OVERRIDE))
-    writer.write("docs/index.md", home_page(env, settings, grouped, drafts=drafts))
-    fields = {f.id: f for f in settings.fields}
-    for venue in settings.venues:
-        if not grouped.get(venue.id):
-            continue
-        writer.write(f"docs/{venue.id}/index.md", venue_page(env, settings, venue, grouped[venue.id]))
-        for field_id in grouped[venue.id]:
-            writer.write(
-                f"docs/{venue.id}/{field_id}/index.md", field_page(env, settings, venue, fields[field_id], grouped)
+def _related_docs(grouped: Grouped) -> list[Doc]:
+    docs = []
+    for venue_id, by_field in grouped.items():
+        for field_id, entries in by_field.items():
+            for e in entries:
+                record = e.record
+                same = f"arxiv:{strip_version(record.arxiv_id)}" if record.arxiv_id else paper_key(venue_id, record.id)
+                text = record.abstract or e.version.summary
+                docs.append(Doc(paper_key(venue_id, record.id), same, record.title, text, e.tags, field_id))
+    return docs
+
+
+def site_view(
+    settings: Settings, grouped: Grouped, *, drafts: bool, cache_dir: Path | None, with_related: bool = True
+) -> SiteView:
+    """Everything the pages of one build read: tags, their file names, related papers (paper pages only)."""
+    counted = tally(e.tags for by_field in grouped.values() for entries in by_field.values() for e in entries)
+    view = SiteView(settings, grouped, drafts, page_env(), counted, slugs(counted.papers))
+    if with_related:
+        view.related = related(_related_docs(grouped), settings.site.related, cache_dir)
+    return view
+
+
+def _write_site_files(writer: _Writer, view: SiteView) -> str:
+    """mkdocs.yml, the theme, the hook, scripts, styles and MathJax; returns what a search bundle depends on."""
+    config = mkdocs_yml(view)
+    writer.write("mkdocs.yml", config)
+    for rel in THEME_FILES:
+        writer.write(rel, shipped(rel))
+    for rel in SHIPPED:
+        writer.write(f"docs/{rel}", shipped(rel))
+    if view.settings.site.mathjax == "local":
+        es5 = mathjax_es5()
+        if es5 is None:
+            raise ConfigError(
+                "site.mathjax: local needs MathJax from the django-static-mathjax package: "
+                "pip install django-static-mathjax (or set site.mathjax: cdn)"
             )
+        for rel, path in mathjax_files(es5):
+            writer.write(f"docs/{rel}", path.read_bytes())
+    return config.split("\nnav:\n", 1)[0] + theme_digest()
+
+
+def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
+    """The venue's pages and feeds; returns its paper pages (what its search bundle indexes)."""
+    writer.write(f"docs/{venue.id}/index.md", venue_page(view, venue))
+    writer.write(f"docs/{venue.id}/feed.xml", feed(view, venue, None))
+    papers = []
+    for field_id, entries in view.grouped[venue.id].items():
+        folder = f"docs/{venue.id}/{field_id}"
+        writer.write(f"{folder}/index.md", field_page(view, venue, view.fields[field_id]))
+        writer.write(f"{folder}/feed.xml", feed(view, venue, field_id))
+        for entry in entries:
+            page = paper_page(view, venue, entry)
+            writer.write(f"{folder}/{paper_file(entry.record.id)}", page)
+            papers.append(page)
+    return papers
+
+
+def _write_pages(writer: _Writer, view: SiteView) -> None:
+    site_config = _write_site_files(writer, view)
+    writer.write("docs/index.md", home_page(view))
+    digests = {}
+    for venue in view.settings.venues:
+        if view.grouped.get(venue.id):
+            digests[venue.id] = search_digest(_write_venue(writer, view, venue), site_config)
+    for key, slug in view.slugs.items():
+        writer.write(f"docs/tags/{slug}.md", tag_page(view, key))
+    writer.write("docs/search.md", view.env.get_template("search.md.j2").render(
+        meta_description=yaml_scalar(meta_text(f"搜索{site_title(view.settings, view.drafts)}的论文解读。")),
+        bundles=" ".join(digests),
+    ))  # fmt: skip
+    index = {"venues": digests, "folders": [*digests, "tags"]}
+    writer.write(SEARCH_INDEX, json.dumps(index, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
 def build_site(settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool) -> Report:
@@ -186,10 +258,10 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
     report = build_report(root)
     selected = {settings.venue(v).id for v in venues} if venues else {v.id for v in settings.venues}
     grouped = _gather(settings, store, [v for v in settings.venues if v.id in selected], drafts=drafts, report=report)
-    env = page_env()
+    view = site_view(settings, grouped, drafts=drafts, cache_dir=root)
     writer = _Writer(root, report)
     try:
-        _write_pages(writer, env, settings, grouped, drafts=drafts)
+        _write_pages(writer, view)
     except BaseException:
         writer.batch.discard()
         raise
@@ -197,7 +269,7 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
 
     previous = _read_manifest(root)
     _remove_stale(root, previous - writer.pages, report)
-    dropped = sorted({rel.split("/")[1] for rel in report.removed if rel.count("/") >= 2} - selected)
+    dropped = sorted({rel.split("/")[1] for rel in report.removed if rel.count("/") >= 2} - selected - {"tags"})
     if venues and dropped:
         report.warn(
             f"this site now holds only {', '.join(sorted(selected))}; removed {', '.join(dropped)} "
@@ -216,4 +288,5 @@ def draft_field_page(settings: Settings, store: Store, venue_id: str, field_id: 
     spec = settings.field(field_id)
     if spec is None or field_id not in grouped.get(venue_id, {}):
         return None
-    return field_page(page_env(), settings, settings.venue(venue_id), spec, grouped)
+    view = site_view(settings, grouped, drafts=True, cache_dir=None, with_related=False)  # a field page lists none
+    return field_page(view, settings.venue(venue_id), spec)

@@ -38,12 +38,12 @@ drop the backslashes.  It is escaped like any text and shows as written.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
 import unicodedata
 
-import yaml
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
 from summarizer.core.unsafe_tex import unsafe_tex_commands
@@ -146,6 +146,7 @@ def _escaped_pieces(text: str) -> list[tuple[bool, str]]:
     return out
 
 
+@functools.lru_cache(maxsize=65_536)  # a title is escaped on its field, venue, tag and related papers' pages
 def escape_inline(text: str) -> str:
     """A title, summary, tag or name as Markdown that renders as written (math untouched)."""
     return "".join(segment for _, segment in _escaped_pieces(text))
@@ -240,6 +241,7 @@ def _brackets_balanced(text: str) -> bool:
     return depth == 0
 
 
+@functools.lru_cache(maxsize=65_536)
 def escape_link_text(text: str) -> str:
     """Like :func:`escape_inline`, for the text between ``[`` and ``](``: brackets must stay balanced."""
     pieces = _escaped_pieces(text)
@@ -280,26 +282,46 @@ def sort_key(text: str) -> str:
     return unicodedata.normalize("NFKC", text).casefold()
 
 
-# Text YAML surely reads back as the same string: a letter or Chinese first, then only letters, digits,
-# Chinese, spaces and full-width punctuation (no ASCII ':', '#', quotes or brackets).  The rest is checked.
-_YAML_PLAIN = re.compile(r"[A-Za-z\u4e00-\u9fff][A-Za-z0-9\u4e00-\u9fff\u3000-\u303f\uff00-\uffef ]*")
+# Text YAML surely reads back as the same string: a letter or a printable non-ASCII character first (not a
+# line or paragraph separator, not a byte-order mark), then those, digits, spaces and ``.,()'/-`` (no ASCII
+# ':', '#', quotes or brackets).  The rest is quoted.
+_YAML_OTHER = "\u00a0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff"
+_YAML_PLAIN = re.compile(f"[A-Za-z{_YAML_OTHER}][A-Za-z0-9 .,()'/\\-{_YAML_OTHER}]*")
 _YAML_WORDS = {"y", "n", "yes", "no", "on", "off", "true", "false", "null"}
 
 
 def yaml_scalar(text: str) -> str:
-    """A YAML scalar for ``text``: plain when YAML reads it back unchanged, else double-quoted."""
+    """A YAML scalar for ``text``: plain when it is surely read back unchanged, else double-quoted (JSON's
+    double-quoted strings are YAML's).  Not asked of a YAML parser: a site has a title per page."""
     text = clean(text)
-    if text and text == text.strip():
-        if _YAML_PLAIN.fullmatch(text) and text.casefold() not in _YAML_WORDS:
-            return text
-        try:
-            if yaml.safe_load(f"k: {text}\n") == {"k": text}:
-                return text
-        except yaml.YAMLError:
-            pass
+    if text and _YAML_PLAIN.fullmatch(text) and text.casefold() not in _YAML_WORDS:
+        return text
     return json.dumps(text, ensure_ascii=False)
 
 
 def meta_text(text: str) -> str:
     """Front-matter text MkDocs themes put into HTML attributes unescaped: HTML-escape it."""
     return html.escape(clean(text), quote=True)
+
+
+# What Markdown reads at the start of a block (a definition, a paragraph of its own): a heading, a quote, a
+# list item, a definition (``:``) or a fence.  Escaped where a summary starts a block: the rest is inline.
+_BLOCK_START = re.compile(r"(?P<mark>#|>|[-+](?=\s)|:|~~~)|(?P<number>\d+)\.(?=\s)")
+
+
+def escape_block_start(markdown: str) -> str:
+    """``markdown`` (already escaped inline) made safe to start a block: ``# x`` stays text, not a heading."""
+    m = _BLOCK_START.match(markdown)
+    if m is None:
+        return markdown
+    if m.group("number") is not None:
+        return f"{m.group('number')}\\.{markdown[m.end() :]}"
+    mark = m.group("mark")
+    if mark in (":", "~~~"):
+        return f"&#{ord(mark[0])};{markdown[1:]}"
+    return "\\" + markdown
+
+
+def text_only(text: str) -> str:
+    """Plain text for a feed or a page's description: the line cleaned, math and all, as written."""
+    return clean(text)

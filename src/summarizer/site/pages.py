@@ -1,16 +1,18 @@
-"""Each page of the site, rendered: the field digest, the venue overview, the home page, ``mkdocs.yml``.
+"""The pages that list papers: the field digest, the venue page, the home page.
 
-Tallies (hot topics), ordering and escaping are plain Python here and in ``markdown_text``; the
-layout lives in the jinja2 ``templates`` beside this file.  ``select`` decides which version of a
-paper a build shows (the approved one; with ``--drafts`` the newest, marked when unpublished).
+Ordering and escaping are plain Python here and in ``markdown_text``; the layout lives in the jinja2
+``templates`` beside this file.  ``select`` decides which version of a paper a build shows (the
+approved one; with ``--drafts`` the newest, marked when unpublished).  ``SiteView`` is what every page
+of one build reads: the papers by venue and field, the tags' tally and file names, the related papers.
 """
 
 from __future__ import annotations
 
+import hashlib
 import html
-from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
@@ -19,15 +21,16 @@ from summarizer.core.records import Record, Version
 from summarizer.core.rules import normalize_tags
 
 from .markdown_text import (
+    escape_block_start,
     escape_heading,
     escape_inline,
     escape_link_text,
     escape_summary,
-    link_target,
     meta_text,
     sort_key,
     yaml_scalar,
 )
+from .tags import TagTally, tag_key, tally, top_tags, venue_anchor
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 # venue id -> field id -> the entries of that page, in order.
@@ -53,28 +56,12 @@ class PageEntry:
         return (sort_key(self.record.title), self.record.title, self.record.id)
 
 
-def hot_topics(entries: list[PageEntry], top_k: int, min_count: int) -> list[tuple[str, int]]:
-    """Each tag counted once per paper; by count, ties by tag name; the first top_k with count >= min_count."""
-    counts: Counter[str] = Counter()
-    for entry in entries:
-        counts.update(set(entry.tags))
-    ranked = sorted(counts.items(), key=lambda item: (-item[1], sort_key(item[0]), item[0]))
-    return [(tag, n) for tag, n in ranked if n >= min_count][:top_k]
-
-
 def sort_entries(entries: list[PageEntry]) -> list[PageEntry]:
     return sorted(entries, key=lambda e: e.sort)
 
 
 def label(emoji: str, name: str) -> str:
     return " ".join(part for part in (emoji.strip(), name.strip()) if part)
-
-
-def paper_line(entry: PageEntry) -> str:
-    title = entry.record.title
-    link = link_target(entry.record.link)
-    head = f"**[{escape_link_text(title)}]({link})**" if link else f"**{escape_inline(title)}**"
-    return f"{head}: {escape_summary(entry.version.summary)}{entry.mark}"
 
 
 def select(record: Record, *, drafts: bool, tags: TagSettings) -> PageEntry | None:
@@ -108,8 +95,85 @@ def page_env() -> Environment:
     )
 
 
-def _hot_text(hot: list[tuple[str, int]]) -> list[str]:
-    return [f"{escape_inline(tag)} ×{n}" for tag, n in hot]
+# Tier first: the order conferences announce them in; a tier not listed comes after these, then none.
+TIER_RANK = {"oral": 0, "spotlight": 1, "highlight": 1, "poster": 2, "long": 3, "short": 4, "findings": 5}
+
+
+def order_entries(entries: list[PageEntry], order: str) -> list[PageEntry]:
+    """A page's papers: by title, tier first (then title), or in the order they came in (then id)."""
+    if order == "tier":
+        return sorted(entries, key=lambda e: (_tier_rank(e.record.tier), e.sort))
+    if order == "import":
+        return sorted(entries, key=lambda e: (e.record.versions[0].created_at, e.record.id))
+    return sort_entries(entries)
+
+
+def _tier_rank(tier: str | None) -> int:
+    if not tier:
+        return len(TIER_RANK) + 1
+    return TIER_RANK.get(tier.strip().casefold(), len(TIER_RANK))
+
+
+def paper_file(record_id: str) -> str:
+    """The paper page's file name beside its field page: ``<paper-id>.md`` (an id ``index`` would be the field's)."""
+    return f"paper-{record_id}.md" if record_id.casefold() == "index" else f"{record_id}.md"
+
+
+def paper_key(venue_id: str, record_id: str) -> str:
+    return f"{venue_id}/{record_id}"
+
+
+@dataclass
+class SiteView:
+    """What every page of one build reads."""
+
+    settings: Settings
+    grouped: Grouped
+    drafts: bool
+    env: Environment
+    tally: TagTally
+    slugs: dict[str, str]
+    related: dict[str, list[str]] = field(default_factory=dict)
+    by_key: dict[str, PageEntry] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.venues = {v.id: v for v in self.settings.venues}
+        self.fields = {f.id: f for f in self.settings.fields}
+        self._tagged: dict[str, list[tuple[str, str, PageEntry]]] = {}
+        for venue_id, by_field in self.grouped.items():
+            for field_id, entries in by_field.items():
+                for entry in entries:
+                    self.by_key[paper_key(venue_id, entry.record.id)] = entry
+                    for key in {tag_key(tag) for tag in entry.tags}:
+                        self._tagged.setdefault(key, []).append((venue_id, field_id, entry))
+
+    def tagged(self, key: str) -> list[tuple[str, str, PageEntry]]:
+        """``(venue id, field id, entry)`` of every paper with the tag, in page order."""
+        return self._tagged.get(key, [])
+
+    def tag_href(self, tag: str, venue_id: str | None, up: int) -> str:
+        """The tag's page from a page ``up`` folders below the docs root; at the venue's part when given."""
+        href = "../" * up + f"tags/{self.slugs[tag_key(tag)]}.md"
+        return f"{href}#{venue_anchor(venue_id)}" if venue_id else href
+
+    def hot_links(self, entries: list[PageEntry], venue_id: str | None, up: int) -> list[str]:
+        hot = self.hot(entries)
+        return [f"[{escape_link_text(tag)} ×{n}]({self.tag_href(tag, venue_id, up)})" for tag, n in hot]
+
+    def hot(self, entries: list[PageEntry]) -> list[tuple[str, int]]:
+        counted = tally(e.tags for e in entries)
+        for key, spellings in counted.spellings.items():  # the site's spelling of each tag, one on every page
+            spellings.clear()
+            spellings.update(self.tally.spellings[key])
+        top = self.settings.site.hot_topics
+        return top_tags(counted, top.top_k, top.min_count)
+
+    def nav_key(self, venue_id: str) -> str:
+        """A digest of what the venue's pages show in their sidebar: it changes, they change (``--dirty``)."""
+        by_field = self.grouped[venue_id]
+        text = "|".join(f"{f}:{len(entries)}" for f, entries in by_field.items())
+        venue = self.venues[venue_id]
+        return hashlib.sha256(f"{venue.emoji}|{venue.name}|{text}".encode()).hexdigest()[:12]
 
 
 def _cjk_join(latin_or_cjk: str, cjk: str) -> str:
@@ -123,106 +187,106 @@ def _hot_meta(hot: list[tuple[str, int]]) -> str:
     return f"，高频主题：{'、'.join(tag for tag, _ in hot)}" if hot else ""
 
 
-def field_page(
-    env: Environment,
-    settings: Settings,
-    venue: Venue,
-    spec: FieldSpec,
-    grouped: Grouped,
-) -> str:
+def digest_entry(entry: PageEntry) -> tuple[str, str]:
+    """A paper on its field page, as the reference lays it out: the term (its linked title) and the definition."""
+    title = f"**[{escape_link_text(entry.record.title)}]({paper_file(entry.record.id)})**"
+    return title, escape_block_start(escape_summary(entry.version.summary)) + entry.mark
+
+
+def field_page(view: SiteView, venue: Venue, spec: FieldSpec) -> str:
+    grouped = view.grouped
     entries = grouped[venue.id][spec.id]
-    hot = hot_topics(entries, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
+    hot = view.hot(entries)
     # Raw HTML, not Markdown links: as Markdown links, this line (a link per venue on every field page)
     # costs a third of `mkdocs build` on a large site.  Its targets are pages this build writes.
     cross = [
         f'<a href="../../{other.id}/{spec.id}/">{html.escape(label(other.emoji, other.name))} '
         f"({len(grouped[other.id][spec.id])})</a>"
-        for other in settings.venues
+        for other in view.settings.venues
         if other.id != venue.id and spec.id in grouped.get(other.id, {})
     ]
     n = len(entries)
-    return env.get_template("field.md.j2").render(
+    return view.env.get_template("field.md.j2").render(
         meta_title=yaml_scalar(meta_text(f"{venue.name} {spec.name} · {n} 篇论文解读")),
         meta_description=yaml_scalar(
             meta_text(f"{venue.name} {_cjk_join(spec.name, '方向')} {n} 篇论文的中文解读{_hot_meta(hot)}。")
         ),
+        nav_key=view.nav_key(venue.id),
+        feed=f"{venue.id}/{spec.id}/feed.xml",
         heading=escape_heading(label(spec.emoji, spec.name)),
         venue_label=escape_inline(label(venue.emoji, venue.name)),
         count=n,
         cross=cross,
-        hot=_hot_text(hot),
-        papers=[paper_line(e) for e in entries],
+        hot=view.hot_links(entries, venue.id, 2),
+        papers=[digest_entry(e) for e in entries],
     )
 
 
-def venue_page(env: Environment, settings: Settings, venue: Venue, by_field: dict[str, list[PageEntry]]) -> str:
+def _table_cell(markdown: str) -> str:
+    return markdown.replace("|", "\\|")
+
+
+def venue_page(view: SiteView, venue: Venue) -> str:
+    by_field = view.grouped[venue.id]
     everything = [e for entries in by_field.values() for e in entries]
-    hot = hot_topics(everything, settings.site.hot_topics.top_k, settings.site.hot_topics.min_count)
+    hot = view.hot(everything)
     fields = [
-        {"id": spec.id, "label": escape_link_text(label(spec.emoji, spec.name)), "count": len(by_field[spec.id])}
-        for spec in settings.fields
+        {
+            "id": spec.id,
+            "label": escape_link_text(label(spec.emoji, spec.name)),
+            "heading": escape_heading(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})"),
+            "cell": _table_cell(escape_link_text(label(spec.emoji, spec.name))),
+            "count": len(by_field[spec.id]),
+            "papers": [
+                f"[{escape_link_text(e.record.title)}]({spec.id}/{paper_file(e.record.id)})" for e in by_field[spec.id]
+            ],
+        }
+        for spec in view.settings.fields
         if spec.id in by_field
     ]
     n = len(everything)
-    return env.get_template("venue.md.j2").render(
+    return view.env.get_template("venue.md.j2").render(
         meta_title=yaml_scalar(meta_text(f"{venue.name} · {n} 篇论文解读")),
         meta_description=yaml_scalar(
             meta_text(f"{venue.name} {n} 篇论文的中文解读，覆盖 {len(fields)} 个方向{_hot_meta(hot)}。")
         ),
+        nav_key=view.nav_key(venue.id),
+        feed=f"{venue.id}/feed.xml",
         heading=escape_heading(label(venue.emoji, venue.name)),
         count=n,
         fields=fields,
-        hot=_hot_text(hot),
+        hot=view.hot_links(everything, venue.id, 1),
     )
 
 
-def _site_title(settings: Settings, drafts: bool) -> str:
+def site_title(settings: Settings, drafts: bool) -> str:
     return f"{settings.site.title}（预览）" if drafts else settings.site.title
 
 
-def home_page(env: Environment, settings: Settings, grouped: Grouped, *, drafts: bool) -> str:
-    venues = [
-        {
-            "id": v.id,
-            "label": escape_link_text(label(v.emoji, v.name)),
-            "count": sum(len(e) for e in grouped[v.id].values()),
-            "fields": len(grouped[v.id]),
-        }
-        for v in settings.venues
-        if grouped.get(v.id)
-    ]
-    total = sum(len(e) for by_field in grouped.values() for e in by_field.values())
-    title = _site_title(settings, drafts)
-    return env.get_template("home.md.j2").render(
+def home_page(view: SiteView) -> str:
+    venues: list[dict[str, Any]] = []
+    for v in view.settings.venues:
+        by_field = view.grouped.get(v.id)
+        if not by_field:
+            continue
+        everything = [e for entries in by_field.values() for e in entries]
+        venues.append(
+            {
+                "id": v.id,
+                "label": escape_link_text(label(v.emoji, v.name)),
+                "count": len(everything),
+                "fields": len(by_field),
+                "hot": view.hot_links(everything, v.id, 0),
+            }
+        )
+    total = sum(v["count"] for v in venues)
+    title = site_title(view.settings, view.drafts)
+    return view.env.get_template("home.md.j2").render(
         meta_title=yaml_scalar(meta_text(title)),
         meta_description=yaml_scalar(meta_text(f"{len(venues)} 个会议 {total} 篇论文的中文解读。")),
         heading=escape_heading(title),
         venues=venues,
-        drafts=drafts,
+        total=total,
+        tags=len(view.tally.papers),
+        drafts=view.drafts,
     )
-
-
-def mkdocs_yml(env: Environment, settings: Settings, grouped: Grouped, *, drafts: bool) -> str:
-    venues = []
-    for v in settings.venues:
-        by_field = grouped.get(v.id)
-        if not by_field:
-            continue
-        total = sum(len(e) for e in by_field.values())
-        fields = [
-            {"id": spec.id, "nav_title": _nav_title(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
-            for spec in settings.fields
-            if spec.id in by_field
-        ]
-        venues.append({"id": v.id, "nav_title": _nav_title(f"{label(v.emoji, v.name)} ({total})"), "fields": fields})
-    return env.get_template("mkdocs.yml.j2").render(
-        site_name=_nav_title(_site_title(settings, drafts)),
-        home_title=_nav_title("首页"),
-        overview_title=_nav_title("概览"),
-        venues=venues,
-    )
-
-
-def _nav_title(text: str) -> str:
-    """A name for ``mkdocs.yml``: the theme writes nav titles and the site name into HTML unescaped."""
-    return yaml_scalar(meta_text(text))

@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from summarizer.core.config import ListSource, Venue
+from summarizer.core.config import Venue
 from summarizer.core.errors import ConfigError, UsageError
 from summarizer.core.records import Record
 from summarizer.core.report import plural
+from summarizer.core.source_settings import ListSource
 
 from . import acl, arxiv_query, cvf, openreview, pmlr, virtual_site
 from .base import Entry, Gathered, SourceContext

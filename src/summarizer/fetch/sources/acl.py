@@ -12,8 +12,8 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from summarizer.core.config import AclAnthologySource
 from summarizer.core.errors import MissingExtra, SourceError
+from summarizer.core.source_settings import AclAnthologySource
 
 from .base import Entry, Gathered, SourceContext, native_entry
 

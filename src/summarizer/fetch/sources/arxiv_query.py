@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from summarizer.core.config import ArxivQuerySource
 from summarizer.core.errors import ArxivUnavailable, SourceError
+from summarizer.core.source_settings import ArxivQuerySource
 
 from .base import Entry, Gathered, SourceContext
 

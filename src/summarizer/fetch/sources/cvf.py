@@ -14,9 +14,9 @@ from urllib.parse import urljoin
 
 import lxml.html
 
-from summarizer.core.config import CvfSource
 from summarizer.core.errors import FetchError, SourceError
 from summarizer.core.sanitize import clean_line
+from summarizer.core.source_settings import CvfSource
 
 from ..net import PoliteHTTP
 from .base import Entry, Gathered, SourceContext, native_entry

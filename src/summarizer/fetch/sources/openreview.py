@@ -30,9 +30,10 @@ from urllib.parse import urlsplit
 
 import requests
 
-from summarizer.core.config import OpenReviewSettings, OpenReviewSource
+from summarizer.core.config import OpenReviewSettings
 from summarizer.core.errors import MissingExtra, SourceAuthRequired, SourceError
 from summarizer.core.sanitize import clean_line
+from summarizer.core.source_settings import OpenReviewSource
 
 from .base import Entry, Gathered, SourceContext, dig, native_entry, tier_of
 

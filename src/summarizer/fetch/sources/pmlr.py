@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarizer.core.config import PmlrSource
 from summarizer.core.errors import FetchError, SourceError
 from summarizer.core.sanitize import clean_text
+from summarizer.core.source_settings import PmlrSource
 
 from .base import Entry, Gathered, SourceContext, native_entry
 from .plain_data import load_yaml

@@ -13,8 +13,8 @@ import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from summarizer.core.config import VirtualSiteSource
 from summarizer.core.errors import FetchError, SourceError
+from summarizer.core.source_settings import VirtualSiteSource
 
 from .base import Entry, Gathered, SourceContext, dig, native_entry, tier_of
 from .plain_data import load_json

@@ -1,0 +1,140 @@
+"""A paper's own page (``docs/VENUE/FIELD/<paper-id>.md``) and each tag's page (``docs/tags/<slug>.md``).
+
+The paper page shows the title, the venue with its tier and the field (a link back to the field's
+digest), the authors, the links (abstract page, PDF, the source's page, code when the record names
+it), the tags (each to its tag page), the summary, the note when there is one, and up to
+``site.related`` related papers from any venue.  The part above the related papers is what the site's
+search indexes (``data-pagefind-body``).
+
+Notes: ``paper_page(..., note=...)`` takes an approved note's Markdown, already made safe for the page,
+and places it under the summary (``templates/paper.md.j2``, the ``note`` block).  This build passes
+none: the notes issue writes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+
+from summarizer.core.config import Venue
+from summarizer.core.ids import strip_version
+
+from .markdown_text import (
+    escape_block_start,
+    escape_heading,
+    escape_inline,
+    escape_link_text,
+    escape_summary,
+    link_target,
+    meta_text,
+    yaml_scalar,
+)
+from .pages import PageEntry, SiteView, label, paper_file
+from .tags import venue_anchor
+
+# A repository named in the paper's comment or abstract ("Code: https://github.com/org/repo").
+_CODE_URL = re.compile(r"https?://(?:www\.)?(?:github\.com|gitlab\.com)/[\w.-]+/[\w.-]+", re.IGNORECASE)
+DESCRIPTION_CHARS = 150
+
+
+def code_url(entry: PageEntry) -> str | None:
+    for text in (entry.record.comment, entry.record.abstract):
+        m = _CODE_URL.search(text or "")
+        if m:
+            return m.group(0).rstrip(".")
+    return None
+
+
+def paper_links(entry: PageEntry) -> list[tuple[str, str]]:
+    """``(label, URL)``: the abstract page, the PDF, the source's page when it is another, the code."""
+    record = entry.record
+    abs_url = f"https://arxiv.org/abs/{strip_version(record.arxiv_id)}" if record.arxiv_id else None
+    arxiv_pdf = f"https://arxiv.org/pdf/{strip_version(record.arxiv_id)}" if record.arxiv_id else None
+    pdf = record.fetch.pdf_url or arxiv_pdf
+    candidates = [("arXiv", abs_url), ("PDF", pdf), ("来源", record.url if record.url != abs_url else None)]
+    candidates.append(("代码", code_url(entry)))
+    links: list[tuple[str, str]] = []
+    for name, url in candidates:
+        target = link_target(url)
+        if target and target not in (t for _, t in links):
+            links.append((name, target))
+    return links
+
+
+def _tier(entry: PageEntry) -> str:
+    tier = (entry.record.tier or "").strip()
+    return escape_inline(tier[:1].upper() + tier[1:]) if tier else ""
+
+
+def paper_page(view: SiteView, venue: Venue, entry: PageEntry, note: str | None = None) -> str:
+    """The page of one paper; ``note``: an approved note's Markdown, safe for the page (none yet)."""
+    record, version = entry.record, entry.version
+    spec = view.fields[version.field]
+    related = []
+    for key in view.related.get(f"{venue.id}/{record.id}", []):
+        other = view.by_key.get(key)
+        if other is None:
+            continue
+        other_venue = view.venues[key.split("/", 1)[0]]
+        other_field = view.fields[other.version.field]
+        href = f"../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id)}"
+        where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
+        where = escape_inline(where)
+        related.append(f"[{escape_link_text(other.record.title)}]({href}) · {where}")
+    return view.env.get_template("paper.md.j2").render(
+        meta_title=yaml_scalar(meta_text(f"{record.title} · {venue.name}")),
+        meta_description=yaml_scalar(meta_text(_clip(version.summary))),
+        nav_key=view.nav_key(venue.id),
+        heading=escape_heading(record.title),
+        venue_label=escape_inline(label(venue.emoji, venue.name)),
+        tier=_tier(entry),
+        field_label=escape_link_text(label(spec.emoji, spec.name)),
+        authors=escape_inline(", ".join(record.authors)),
+        links=[f"[{name}]({url})" for name, url in paper_links(entry)],
+        tags=[f"[{escape_link_text(tag)}]({view.tag_href(tag, venue.id, 2)})" for tag in entry.tags],
+        summary=escape_block_start(escape_summary(version.summary)) + entry.mark,
+        note=note,
+        related=related,
+    )
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1] + "…"
+
+
+def tag_page(view: SiteView, key: str) -> str:
+    """Every paper with the tag, venue by venue in config order, each venue's part at ``#v-<VENUE>``."""
+    shown = view.tally.shown(key)
+    parts = []
+    by_venue: dict[str, list[str]] = {}
+    for venue_id, field_id, e in view.tagged(key):
+        # Raw HTML, not a Markdown list: a tag of thousands of papers is one page, and as Markdown links it
+        # alone takes seconds of `mkdocs build`.  Its targets are pages this build writes (their built URLs).
+        href = f"../../{venue_id}/{field_id}/{paper_file(e.record.id).removesuffix('.md')}/"
+        field = html.escape(label(view.fields[field_id].emoji, view.fields[field_id].name))
+        by_venue.setdefault(venue_id, []).append(
+            f'<li><a href="{href}">{html.escape(e.record.title)}</a> · {field}</li>'
+        )
+    for venue in view.settings.venues:
+        papers = by_venue.get(venue.id)
+        if papers:
+            name = meta_text(label(venue.emoji, venue.name))
+            parts.append({"anchor": venue_anchor(venue.id), "heading": f"{name} ({len(papers)})", "papers": papers})
+    n = sum(len(p["papers"]) for p in parts)
+    return view.env.get_template("tag.md.j2").render(
+        meta_title=yaml_scalar(meta_text(f"{shown} · {n} 篇论文")),
+        meta_description=yaml_scalar(meta_text(f"标签「{shown}」下 {len(parts)} 个会议的 {n} 篇论文解读。")),
+        heading=escape_heading(f"🏷️ {shown}"),
+        count=n,
+        parts=parts,
+    )
+
+
+def search_digest(pages: list[str], site_config: str) -> str:
+    """What a venue's search bundle indexes, as a digest: its paper pages' text and the site's settings."""
+    digest = hashlib.sha256(site_config.encode("utf-8"))
+    for page in pages:
+        digest.update(page.split("\n<!-- not indexed -->", 1)[0].encode("utf-8"))
+    return digest.hexdigest()[:16]
