@@ -66,6 +66,14 @@ class LLMSettings(_Section):
         return key
 
 
+class NotesSettings(_Section):
+    """Per-paper notes (`summarizer notes`): what the model reads of a paper and may answer, and the ratings."""
+
+    input_token_budget: int = Field(12_000, ge=1_000)  # paper text per note (the summary reads llm.input_token_budget)
+    max_output_tokens: int = Field(6_000, ge=1_000)  # a note is ~2,000-3,000 tokens; the hard cap is 11,000 characters
+    ratings: bool = False  # a 1-5 score per dimension with a one-line reason (the reference's are not informative)
+
+
 class ArxivSettings(_Section):
     api_url: str = "https://export.arxiv.org/api/query"
     delay_s: float = Field(3, ge=0)
@@ -215,6 +223,7 @@ class TagSettings(_Section):
 
 class Settings(_Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    notes: NotesSettings = Field(default_factory=NotesSettings)
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
     openreview: OpenReviewSettings = Field(default_factory=OpenReviewSettings)
     http: HttpSettings = Field(default_factory=HttpSettings)
