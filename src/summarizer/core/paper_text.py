@@ -9,6 +9,7 @@ its sections cut to ``llm.input_token_budget``, or ``NoInput`` saying why there 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -160,3 +161,20 @@ def note_input(record: Record, text: PaperText, budget: int) -> list[tuple[str, 
             cut[name] = _cut_to_tokens(bodies[name], estimate_tokens(cut[name]) + spare)
     ordered = [("abstract", abstract)] + [(name, cut[name]) for name in ("introduction", "rest", "conclusion")]
     return [(name, body) for name, body in ordered if body]
+
+
+# Where papers put their code: a repository on a code host (a project page is not a code link).
+_CODE_URL = re.compile(
+    r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org|gitee\.com|codeberg\.org)"
+    r"/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+",
+    re.IGNORECASE,
+)
+
+
+def code_url(text: PaperText) -> str | None:
+    """The first code repository URL the paper's own text gives (abstract, introduction, body, conclusion)."""
+    for body in (text.abstract, text.introduction, text.rest, text.conclusion):
+        match = _CODE_URL.search(body)
+        if match:
+            return match.group(0).rstrip(".,;:")
+    return None

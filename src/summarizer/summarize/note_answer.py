@@ -157,7 +157,7 @@ def check_note(data: dict[str, Any], ratings: bool) -> CheckedNote:
         )
     if problems:
         raise SummaryRejected(problems)
-    warnings += [w for w in length_warnings(split_sections(markdown), 0) if not w.startswith("length of the note")]
+    warnings += length_warnings(split_sections(markdown), None)
     return CheckedNote(data, markdown, warnings)
 
 
