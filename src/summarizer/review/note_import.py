@@ -26,9 +26,11 @@ from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected, UsageError
 from summarizer.core.ids import normalize_title, parse_arxiv_id, strip_version
 from summarizer.core.note_rules import CheckedNote, check_human_note, without_code
-from summarizer.core.records import Record
+from summarizer.core.records import NoteVersion, Record
 from summarizer.core.report import Report
 from summarizer.core.store import Store
+
+from .import_lines import NotesLine, NoteText
 
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---[ \t]*\n", re.DOTALL)
 _FRONT_KEY = re.compile(r"^(title|arxiv)\s*:\s*(.*?)\s*$", re.MULTILINE | re.IGNORECASE)
@@ -205,3 +207,41 @@ def apply_notes(plan: NotesPlan, store: Store) -> Report:
     for shown, reason in plan.failures:
         report.fail(shown, reason)
     return report
+
+
+# -- a note in a JSONL line (``export`` writes it) ----------------------------------------------------------
+
+
+def _ensure_note(record: Record, text: NoteText, warnings: list[str]) -> tuple[NoteVersion, bool]:
+    """The note version holding this text; added (origin import) when none does.  (version, added)"""
+    for version in reversed(record.notes.versions):
+        if version.same_content(text.markdown, text.header, text.math):
+            return version, False
+    added = record.notes.add_version(text.markdown, "import", header=text.header, math=text.math, warnings=warnings)
+    return added, True
+
+
+def apply_notes_line(record: Record, line: NotesLine, warnings: list[str], *, is_new: bool) -> bool:
+    """A JSONL line's note on ``record``, as a summary's line is applied; True when a version was added.
+
+    The line's status applies to a paper whose note has no approved or human version; on any other
+    the imported note waits as a pending draft.  Importing an export of the same records changes nothing.
+    """
+    notes = record.notes
+    protected = notes.approved is not None or notes.has_human_version
+    version, added = _ensure_note(record, line, [w for w in warnings if not w.startswith("notes.pending")])
+    if not protected:
+        if line.status == "approved":
+            notes.approve(version.number)
+        elif line.status == "rejected":
+            notes.status = "rejected"
+        elif added or is_new:
+            notes.status = "draft"
+        if line.note is not None:
+            notes.review_note = line.note or None
+    if notes.code_url is None and line.code_url is not None:
+        notes.code_url = line.code_url
+    if line.pending is not None:
+        pending_warnings = [w for w in warnings if w.startswith("notes.pending")]
+        added = _ensure_note(record, line.pending, pending_warnings)[1] or added
+    return added
