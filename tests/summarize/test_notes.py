@@ -181,6 +181,10 @@ def test_batch_writes_the_same_notes_as_online_at_half_the_cost(
     for a, b in zip(online, batch, strict=True):
         assert (a.usage.prompt_tokens, a.usage.completion_tokens) == (b.usage.prompt_tokens, b.usage.completion_tokens)
         assert b.usage.cost_usd == pytest.approx(a.usage.cost_usd / 2, abs=1e-8)
+    status = cli("status", VENUE, "--json", config=twin.config_path).json()
+    assert status["notes"] == {"draft": 3, "approved": 0, "rejected": 0} and status["batches"] == []
+    assert [b["status"] for b in status["note_batches"]] == ["completed"]
+    assert "notes: 3 draft, 0 approved, 0 rejected" in cli("status", VENUE, config=twin.config_path).out
 
 
 def test_regen_of_an_approved_note_waits_as_a_pending_draft_with_the_feedback(
@@ -228,3 +232,35 @@ def test_dry_run_prints_papers_tokens_and_cost_and_spends_nothing(
 
 def _online_usd(out: str) -> float:
     return float(re.search(r"~\$([0-9.]+) online", out).group(1))  # type: ignore[union-attr]
+
+
+def test_the_header_comes_from_the_record_and_the_code_link_from_the_papers_own_text(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    configure(project, server)
+    project.write_config(notes={"ratings": True})
+    store = write_approved_venue(project, 1)
+    record = store.load(VENUE, paper_id(0))
+    text_path = project.settings().cache_dir / str(record.fetch.text_path)
+    text = json.loads(text_path.read_text("utf-8"))
+    text["conclusion"] += " Code is available at https://github.com/example-org/sparse-attn."
+    text_path.write_text(json.dumps(text), "utf-8")
+
+    assert cli("notes", VENUE).code == 0
+    shown = cli("review", "notes", "show", f"{VENUE}/{paper_id(0)}").out
+
+    assert "ratings" in server.requests[0].body["response_format"]["json_schema"]["schema"]["properties"]
+    for line in (
+        f"# {title(0)}",
+        "**会议**: ICML2026",
+        f"**arXiv**: [{paper_id(0)}](https://arxiv.org/abs/{paper_id(0)})",
+        "**代码**: [https://github.com/example-org/sparse-attn](https://github.com/example-org/sparse-attn)",
+        "**领域**: 预训练",
+        "**关键词**: LLM",
+        "## 一句话总结",
+        "## 评分",
+        "- 新颖性: ⭐⭐⭐⭐",
+    ):
+        assert line in shown, line
+    summary = store.load(VENUE, paper_id(0)).approved.summary  # type: ignore[union-attr]
+    assert summary.split("\\(")[0] in shown  # the approved summary, copied
