@@ -45,6 +45,7 @@ from summarizer.core.tokens import estimate_tokens
 from summarizer.fetch.pdf_text import extract_pdf
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, RecordedRequest
+from summarizer.testing.fake_requests import is_note_request
 from summarizer.testing.pdfs import default_sections, paper_pdf
 
 HERE = Path(__file__).resolve().parent
@@ -392,7 +393,9 @@ def tokens_rows(res: Results, config: Path, real_pdfs: Path, server: FakeOpenAI)
         max(chosen) <= budget,
     )
     prompts = [
-        sum(estimate_tokens(m.get("content") or "") for m in r.body.get("messages", [])) for r in server.requests
+        sum(estimate_tokens(m.get("content") or "") for m in r.body.get("messages", []))
+        for r in server.requests
+        if not is_note_request(r.body)  # the summaries' requests (the notes row's have their own figures)
     ]
     if prompts:
         res.notes.append(
