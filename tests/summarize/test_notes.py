@@ -32,7 +32,8 @@ ORDER = [
 
 
 def configure(project: Project, server: FakeOpenAI, **llm: object) -> None:
-    project.write_config(llm={"base_url": server.base_url, "max_attempts": 3, "backoff_s": 0.005, **llm})
+    values = {"base_url": server.base_url, "max_attempts": 3, "backoff_s": 0.005, "batch_poll_s": 0.01}
+    project.write_config(llm={**values, **llm})
 
 
 def noted(project: Project) -> list[Record]:
