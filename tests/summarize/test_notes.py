@@ -265,3 +265,17 @@ def test_the_header_comes_from_the_record_and_the_code_link_from_the_papers_own_
         assert line in shown, line
     summary = store.load(VENUE, paper_id(0)).approved.summary  # type: ignore[union-attr]
     assert summary.split("\\(")[0] in shown  # the approved summary, copied
+
+
+def test_a_provider_without_json_schema_gets_the_notes_schema_in_the_prompt(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    configure(project, server, structured_output="json_object")
+    write_approved_venue(project, 2)
+
+    assert cli("notes", VENUE).code == 0
+    (request,) = server.requests
+    assert request.response_format == "json_object"
+    system = request.body["messages"][0]["content"]
+    assert "JSON Schema" in system and '"key_designs"' in system and "研究背景与动机" in system
+    assert len(noted(project)) == 1

@@ -33,7 +33,7 @@ def paper_note_warnings(markdown: str, text: str | None) -> list[str]:
     """Numbers not in the paper (by section), and a missing results table; none without the paper's text."""
     if not text:
         return []
-    facts = PaperFacts(text)
+    facts = PaperFacts(text, words=False)
     found: list[str] = []
     for section in split_sections(markdown):
         invented = invented_numbers(section.body, facts)
