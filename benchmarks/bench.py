@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 import batch_cost
+import notes_bench
 import scale  # benchmarks/scale.py, beside this file
 from summarizer.core.config_file import load_settings
 from summarizer.core.paper_text import load_paper_text, model_input
@@ -44,6 +45,7 @@ from summarizer.core.tokens import estimate_tokens
 from summarizer.fetch.pdf_text import extract_pdf
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, RecordedRequest
+from summarizer.testing.fake_requests import is_note_request
 from summarizer.testing.pdfs import default_sections, paper_pdf
 
 HERE = Path(__file__).resolve().parent
@@ -391,7 +393,9 @@ def tokens_rows(res: Results, config: Path, real_pdfs: Path, server: FakeOpenAI)
         max(chosen) <= budget,
     )
     prompts = [
-        sum(estimate_tokens(m.get("content") or "") for m in r.body.get("messages", [])) for r in server.requests
+        sum(estimate_tokens(m.get("content") or "") for m in r.body.get("messages", []))
+        for r in server.requests
+        if not is_note_request(r.body)  # the summaries' requests (the notes row's have their own figures)
     ]
     if prompts:
         res.notes.append(
@@ -592,6 +596,11 @@ def main(argv: list[str] | None = None) -> int:
             print("summarize:", flush=True)
             summarized = summarize_row(res, bench, main_cfg, provider, n)
 
+            print("notes:", flush=True)
+            noted = notes_bench.rows(
+                res, bench, notes_bench.prepare(bench, main_dir, work, VENUE), provider, VENUE, n, LATENCY_S
+            )
+
             print("run (all cached):", flush=True)
             calls_before, arxiv_before = provider.calls, len(arxiv.requests)
             cached = bench.cli(main_cfg, "run", VENUE)
@@ -617,6 +626,7 @@ def main(argv: list[str] | None = None) -> int:
                 capped_run = rpm_row(res, bench, rpm_cfg, capped, n)
 
             tokens_rows(res, main_cfg, REAL_PDFS, provider)
+            notes_bench.cost_rows(res, main_cfg, REAL_PDFS, VENUE)
             batch_cost.rows(res, bench, batch_dir, main_dir, provider, VENUE, n)
 
         print(f"build ({BUILD_RECORDS} records):", flush=True)
@@ -638,10 +648,16 @@ def main(argv: list[str] | None = None) -> int:
             again.wall_s <= 3.0 and rewritten == 0,
         )
 
-        pipeline_runs = {"fetch": fetched, "summarize": summarized, "summarize (RPM)": capped_run, "run": cached}
+        pipeline_runs = {
+            "fetch": fetched,
+            "summarize": summarized,
+            "notes": noted,
+            "summarize (RPM)": capped_run,
+            "run": cached,
+        }
         peak = max(r.max_rss_mb for r in pipeline_runs.values())
         res.add(
-            "peak RSS of a pipeline command (fetch, summarize, run)",
+            "peak RSS of a pipeline command (fetch, summarize, notes, run)",
             f"{peak:.0f} MB",
             "≤ 300 MB",
             peak <= 300,

@@ -10,6 +10,8 @@ def test_status_json_has_the_documented_shape(cli: RunCli, project: Project) -> 
     ok = Record(venue="ICML2026", id="2601.00001", title="Done", arxiv_id="2601.00001")
     ok.fetch.text_path = "text/abc.json"
     ok.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+    ok.notes.add_version("## 研究背景与动机\n背景。\n", "llm")
+    ok.notes.approve()
     ok.usage.llm_calls, ok.usage.prompt_tokens, ok.usage.completion_tokens, ok.usage.cost_usd = 1, 1000, 200, 0.00027
     store.save(ok)
     broken = Record(venue="ICML2026", id="2601.00002", title="Broken", abstract="An abstract.")
@@ -25,10 +27,12 @@ def test_status_json_has_the_documented_shape(cli: RunCli, project: Project) -> 
         "fetched": 1,
         "summarized": 1,
         "by_status": {"draft": 1, "approved": 0, "rejected": 0},
+        "notes": {"draft": 0, "approved": 1, "rejected": 0},
         "failed": [{"id": "2601.00002", "stage": "fetch", "reason": "not a PDF (got an HTML page)"}],
         "corrupt": [],
         "usage": {"llm_calls": 1, "prompt_tokens": 1000, "completion_tokens": 200, "cost_usd": 0.00027},
         "batches": [],
+        "note_batches": [],
     }
     every = cli("status", "--json").json()
     assert [row["venue"] for row in every] == ["ICML2026", "ICLR2026"]

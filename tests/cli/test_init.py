@@ -27,7 +27,14 @@ def test_init_in_an_empty_folder_then_status_works(
     code, _, err = run(capsys, "init")
     assert code == 0, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["config.yaml", "prompts", "venues"]
-    assert sorted(p.name for p in (tmp_path / "prompts").iterdir()) == ["reask.md.j2", "system.md.j2", "user.md.j2"]
+    assert sorted(p.name for p in (tmp_path / "prompts").iterdir()) == [
+        "note_reask.md.j2",
+        "note_system.md.j2",
+        "note_user.md.j2",
+        "reask.md.j2",
+        "system.md.j2",
+        "user.md.j2",
+    ]
     settings = load_settings(tmp_path / "config.yaml")
     assert [v.id for v in settings.venues] == ["MyVenue2026"]
     assert settings.prompts_dir == tmp_path / "prompts"

@@ -288,3 +288,20 @@ def test_reimporting_an_export_after_a_human_edit_and_a_regen_changes_no_byte(
     record = configured.store().load(VENUE, EDITED)
     assert record.approved is not None and record.approved.summary == HUMAN_TEXT
     assert [v.origin for v in record.versions] == ["llm", "human", "llm", "import"]
+
+
+def test_run_with_notes_writes_notes_once_the_summaries_are_approved(
+    configured: Project, cli: RunCli, server: FakeOpenAI
+) -> None:
+    first = cli("run", VENUE, "--notes")
+    assert first.code == 0, first.err
+    assert "5 no approved summary yet" in first.err  # drafts: nothing to write a note from yet
+    assert cli("review", "approve", VENUE, "--all").code == 0
+    calls = server.calls
+
+    second = cli("run", VENUE, "--notes")
+
+    assert second.code == 0, second.err
+    assert "notes ICML2026: 5 written" in second.err and server.calls == calls + 5
+    records = configured.store().records(VENUE)
+    assert all(r.notes.current is not None and r.notes.status == "draft" for r in records)

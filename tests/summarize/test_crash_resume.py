@@ -267,3 +267,50 @@ def test_a_second_command_on_a_busy_venue_is_refused_and_changes_nothing(
     assert "mkdocs serve -f" in err
     assert summarized_titles(project) == held
     assert cli("run", VENUE).code == 0  # the lock went with the process
+
+
+# -- SIGKILL in the middle of `notes`, then resume ------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_kill_9_during_notes_then_notes_again_repeats_only_the_calls_in_flight(
+    project: Project, cli: RunCli, fake_arxiv: FakeArxiv
+) -> None:
+    from notes_venue import write_approved_venue
+
+    answered = 6
+    gate = threading.Event()
+    arrivals = itertools.count()
+
+    def answer(body: dict[str, Any]) -> dict[str, Any]:
+        if next(arrivals) >= answered:
+            gate.wait(30)
+        return default_answer(body)
+
+    with FakeOpenAI(answer=answer) as provider:
+        setup_venues(project, fake_arxiv, provider, [])
+        write_approved_venue(project, 40)  # 20 papers with text, each with an approved summary
+        noted = lambda: {r.title for r in project.store().records(VENUE) if r.notes.versions}  # noqa: E731
+
+        proc = start(project, "notes", VENUE)
+        waiting = all_waiting(provider, answered + CONCURRENCY)
+        wait_for(
+            lambda: waiting() and len(noted()) == provider.calls - provider.in_flight,
+            proc,
+            "ten note requests, every answer before them written",
+        )
+        proc.send_signal(signal.SIGKILL)
+        in_flight = provider.in_flight
+        proc.communicate(timeout=10)
+        gate.set()
+        assert proc.returncode == -signal.SIGKILL
+        killed_calls, saved = provider.calls, noted()
+        assert len(saved) == answered and killed_calls == answered + in_flight == answered + CONCURRENCY
+
+        resumed = cli("notes", VENUE)
+
+    assert resumed.code == 0, resumed.err
+    records = [r for r in project.store().records(VENUE) if r.fetch.text_path]
+    assert len(records) == 20 and all(len(r.notes.versions) == 1 for r in records)
+    second = [paper_title(r.body) for r in provider.requests[killed_calls:]]
+    assert sorted(second) == sorted({r.title for r in records} - saved)  # only what was not saved, once each

@@ -25,18 +25,21 @@ from summarizer.core.sanitize import json_terminal_safe
 
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .eval_commands import evaluate
+from .note_commands import check_batch_flags, notes, print_dry_run, run_notes
 from .review_commands import review
 
 COMMAND_SURFACE = """\\b
 Commands at a glance:
-  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]]
-  run VENUE [--limit N] [--batch [--no-wait]] [--dry-run]    regen VENUE/ID [--feedback TEXT]
+  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
+  run VENUE [--limit N] [--batch [--no-wait]] [--notes] [--dry-run]    regen VENUE/ID [--notes] [--feedback TEXT]
+  notes VENUE [PAPER...] [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
   review list VENUE [--status draft|approved|rejected]
   review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
   review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
+  review notes list|show|approve|reject|edit …   (the same, for per-paper notes)
   review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]
   build [VENUE...] [--drafts]         export VENUE [-o FILE]
-  import FILE.jsonl [--skip-invalid] [--rejected PATH]
+  import FILE.jsonl [--skip-invalid] [--rejected PATH]    import NOTES_FOLDER
   status [VENUE] [--json]             demo [--batch] [--dir PATH]
   eval VENUE --against REF.jsonl [--trust all|trusted|agree]
   eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF.jsonl]
@@ -91,11 +94,7 @@ def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) 
 
 cli.add_command(review)
 cli.add_command(evaluate)
-
-
-def _check_batch_flags(batch: bool, no_wait: bool) -> None:
-    if no_wait and not batch:
-        raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
+cli.add_command(notes)
 
 
 # -- pipeline ---------------------------------------------------------------
@@ -133,10 +132,17 @@ def _summarize(c: Context, venue_id: str, *, limit: int | None, force: bool, bat
 @click.option("--force", is_flag=True, help="Ignore the cache and re-summarise drafts and rejected papers.")
 @click.option("--batch", is_flag=True, help="Through the provider's Batch API: half price, results within 24 h.")
 @click.option("--no-wait", is_flag=True, help="With --batch: submit and exit; run the same command later to collect.")
+@click.option("--dry-run", is_flag=True, help="Print the papers, tokens and cost (online and batch); ask nothing.")
 @pass_ctx
-def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: bool, no_wait: bool) -> None:
+def summarize(
+    c: Context, venue_id: str, limit: int | None, force: bool, batch: bool, no_wait: bool, dry_run: bool
+) -> None:
     """Write a draft summary for every fetched paper that has none."""
-    _check_batch_flags(batch, no_wait)
+    check_batch_flags(batch, no_wait, dry_run)
+    if dry_run:
+        c.settings.venue(venue_id)
+        print_dry_run(c, venue_id, notes=False, only=None, limit=limit, force=force)
+        return
     with c.reaching_out(), c.locked(venue_id):
         report = _summarize(c, venue_id, limit=limit, force=force, batch=batch, wait=not no_wait)
     console.print_report(report)
@@ -148,16 +154,19 @@ def summarize(c: Context, venue_id: str, limit: int | None, force: bool, batch: 
 @click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
 @click.option("--batch", is_flag=True, help="Summarise through the provider's Batch API (half price, within 24 h).")
 @click.option("--no-wait", is_flag=True, help="With --batch: submit and go on; run the same command later to collect.")
+@click.option("--notes", "with_notes", is_flag=True, help="Then write notes for the papers whose summary is approved.")
 @click.option(
     "--dry-run", is_flag=True, help="Read the venue's list and say what a run would do and cost; change nothing."
 )
 @pass_ctx
-def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool, dry_run: bool) -> None:
-    """fetch + summarize + build --drafts: a venue from its list to a preview site."""
+def run(
+    c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool, with_notes: bool, dry_run: bool
+) -> None:
+    """fetch + summarize (+ notes) + build --drafts: a venue from its list to a preview site."""
     from summarizer.fetch import fetch_venue  # start-up: see the module doc
     from summarizer.site import build_site  # start-up: see the module doc
 
-    _check_batch_flags(batch, no_wait)
+    check_batch_flags(batch, no_wait)
     if dry_run:
         _dry_run(c, venue_id, limit)
         return
@@ -167,11 +176,15 @@ def run(c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool
         console.print_report(fetched)
         summarized = _summarize(c, venue_id, limit=limit, force=False, batch=batch, wait=not no_wait)
         console.print_report(summarized)
+        reports = [fetched, summarized]
+        if with_notes:
+            reports.append(run_notes(c, venue_id, only=None, limit=limit, force=False, batch=batch, wait=not no_wait))
+            console.print_report(reports[-1])
         with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
             preview = build_site(c.settings, store, None, drafts=True)
     console.print_report(preview)
     console.info(f"preview: {console.mkdocs_serve(f'{preview.subject}/mkdocs.yml')}")
-    finish(fetched.ok and summarized.ok)
+    finish(all(report.ok for report in reports))
 
 
 def _dry_run(c: Context, venue_id: str, limit: int | None) -> None:
@@ -197,14 +210,17 @@ def _dry_run(c: Context, venue_id: str, limit: int | None) -> None:
 @cli.command()
 @click.argument("ref", metavar="VENUE/ID")
 @click.option("--feedback", help="What to change, in words for the model (审稿意见).")
+@click.option("--notes", "note", is_flag=True, help="Regenerate the paper's note, not its summary.")
 @pass_ctx
-def regen(c: Context, ref: str, feedback: str | None) -> None:
-    """Regenerate one summary with a fresh model call; the result waits as a draft."""
+def regen(c: Context, ref: str, feedback: str | None, note: bool) -> None:
+    """Regenerate one summary (or with --notes its note) with a fresh model call; the result waits as a draft."""
+    from summarizer.summarize.notes import regenerate_note  # start-up: see the module doc
     from summarizer.summarize.online import regenerate  # start-up: see the module doc
 
     venue_id, paper_id = split_ref(ref)
     with c.reaching_out(), c.locked(venue_id) as store:
-        done = regenerate(c.settings, store, venue_id, paper_id, feedback=feedback)
+        again = regenerate_note if note else regenerate
+        done = again(c.settings, store, venue_id, paper_id, feedback=feedback)
     tell(done.lines)
 
 
@@ -230,7 +246,7 @@ def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
 
 
 @cli.command("import")
-@click.argument("file", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("--skip-invalid", is_flag=True, help="Import the valid lines; write the others to a rejected file.")
 @click.option(
     "--rejected",
@@ -243,9 +259,13 @@ def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
 )
 @pass_ctx
 def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | None) -> None:
-    """Import summaries from a JSONL file (one paper a line); all or nothing unless --skip-invalid."""
+    """Import summaries from a JSONL file (one paper a line), all or nothing unless --skip-invalid;
+    or notes from a folder of Markdown note files (VENUE/FIELD/*.md), each matched to its paper."""
     from summarizer.review.importing import apply_import, check_import  # start-up: see the module doc
 
+    if file.is_dir():
+        _import_notes(c, file, skip_invalid or rejected_path is not None)
+        return
     try:
         plan = check_import(file, c.settings, c.store, skip_invalid=skip_invalid, rejected_path=rejected_path)
     except ImportProblems as exc:
@@ -256,6 +276,19 @@ def import_(c: Context, file: Path, skip_invalid: bool, rejected_path: Path | No
         result = apply_import(plan, store)
     console.print_report(result.report(file))
     finish(result.rejected == 0)
+
+
+def _import_notes(c: Context, folder: Path, line_options: bool) -> None:
+    """Every note file of ``folder``, matched to its record and stored as a human (imported) note version."""
+    from summarizer.review.note_import import apply_notes, check_notes  # start-up: see the module doc
+
+    if line_options:
+        raise UsageError("--skip-invalid and --rejected are for a JSONL file; a notes folder imports what it can")
+    plan = check_notes(folder, c.settings, c.store)
+    with c.locked_venues(plan.venues) as store:
+        report = apply_notes(plan, store)
+    console.print_report(report)
+    finish(report.ok)
 
 
 @cli.command()

@@ -64,7 +64,7 @@ SAMPLE_LIST = """\
 1706.03762
 2501.12948
 """
-DEFAULT_SECTIONS = ("arxiv", "openreview", "http", "extract", "site")
+DEFAULT_SECTIONS = ("arxiv", "openreview", "http", "extract", "notes", "site")
 
 
 def config_text() -> str:

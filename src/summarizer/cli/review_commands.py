@@ -11,11 +11,15 @@ import summarizer.cli.console as console
 from summarizer.core.errors import UsageError
 
 from .context import Context, pass_ctx, split_ref, tell
+from .note_commands import review_notes
 
 
 @click.group()
 def review() -> None:
-    """Review drafts: list, show, approve, reject, edit."""
+    """Review drafts: list, show, approve, reject, edit (`review notes …`: the same for per-paper notes)."""
+
+
+review.add_command(review_notes)
 
 
 @review.command("list")

@@ -1,4 +1,4 @@
-"""Where a venue stands: papers, fetched, summarised, by review status, failures, usage."""
+"""Where a venue stands: papers, fetched, summarised, by review status, notes, failures, usage."""
 
 from __future__ import annotations
 
@@ -17,12 +17,15 @@ def venue_status(
 ) -> dict[str, Any]:
     usage = Usage()
     by_status = {"draft": 0, "approved": 0, "rejected": 0}
+    notes = {"draft": 0, "approved": 0, "rejected": 0}
     failed = []
     for record in records:
         usage.add(record.usage)
         if record.versions:
             by_status[record.status] += 1
-        for stage in ("fetch", "summarize"):
+        if record.notes.versions:
+            notes[record.notes.status] += 1
+        for stage in ("fetch", "summarize", "notes"):
             failure = record.failures.get(stage)
             if failure is not None:
                 failed.append({"id": record.id, "stage": stage, "reason": failure.reason})
@@ -32,6 +35,7 @@ def venue_status(
         "fetched": sum(1 for r in records if r.fetch.text_path and not r.fetch.abstract_only),
         "summarized": sum(1 for r in records if r.versions),
         "by_status": by_status,
+        "notes": notes,
         "failed": failed,
         "corrupt": [str(p) for p in corrupt or []],
         "usage": {
@@ -41,12 +45,13 @@ def venue_status(
             "cost_usd": round(usage.cost_usd, 6),
         },
         "batches": _batches(outputs_dir, venue_id),
+        "note_batches": _batches(outputs_dir, venue_id, "note"),
     }
 
 
-def _batches(outputs_dir: Path | None, venue_id: str) -> list[dict[str, Any]]:
-    """The venue's Batch API batches (``summarize --batch``): id, status, completed, failed, total."""
-    return batch_rows(outputs_dir, venue_id) if outputs_dir is not None else []
+def _batches(outputs_dir: Path | None, venue_id: str, kind: str = "summary") -> list[dict[str, Any]]:
+    """The venue's batches (of ``summarize --batch``, or ``notes --batch``): id, status, completed, failed, total."""
+    return batch_rows(outputs_dir, venue_id, kind) if outputs_dir is not None else []
 
 
 def known_venues(settings: Settings, store: Store) -> list[str]:

@@ -192,7 +192,14 @@ def print_status(rows: list[dict[str, Any]]) -> None:
         table.add_row(Text("total", style="bold"), *_status_cells(_totals(rows)), style="bold")
     console.out.print(table)
     for row in rows:
-        for batch in row.get("batches", []):
+        notes = row.get("notes") or {}
+        if any(notes.values()):
+            shown = ", ".join(f"{n} {state}" for state, n in notes.items())
+            console.out.print(terminal_safe(f"{row['venue']} notes: {shown}"), markup=False)
+        for batch in [
+            *row.get("batches", []),
+            *({**b, "id": f"{b['id']} (notes)"} for b in row.get("note_batches", [])),
+        ]:
             line = f"{row['venue']} batch {batch['id']}: {batch['status']}, "
             console.out.print(
                 terminal_safe(line) + f"{batch['completed']}/{batch['total']} completed, {batch['failed']} failed",

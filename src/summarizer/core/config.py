@@ -83,6 +83,17 @@ class LLMSettings(Section):
         return key
 
 
+class NotesSettings(Section):
+    """Per-paper notes (`summarizer notes`): what the model reads of a paper and may answer, and the ratings."""
+
+    input_token_budget: int = Field(12_000, ge=1_000)
+    """Paper text a note's model call reads, in tokens (a summary reads `llm.input_token_budget`)."""
+    max_output_tokens: int = Field(6_000, ge=1_000)
+    """The completion cap of a note's call (a note is about 2,000-3,000 tokens; 11,000 characters at most)."""
+    ratings: bool = False
+    """A 1-5 score per dimension with a one-line reason (the reference's ratings are not informative)."""
+
+
 class ArxivSettings(Section):
     api_url: str = "https://export.arxiv.org/api/query"
     """The arXiv API (a mirror may stand in)."""
@@ -259,6 +270,8 @@ class TagSettings(Section):
 class Settings(Section):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     """The model provider."""
+    notes: NotesSettings = Field(default_factory=NotesSettings)
+    """Per-paper notes."""
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings)
     """arXiv's API."""
     openreview: OpenReviewSettings = Field(default_factory=OpenReviewSettings)

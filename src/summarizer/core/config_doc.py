@@ -133,8 +133,8 @@ def reference_markdown() -> str:
     lines = [
         "# Configuration reference",
         "",
-        "Every key `config.yaml` may hold, with its type, default and description. This file is generated from the",
-        "settings models (`src/summarizer/core/config.py` and `source_settings.py`, each key's docstring) by `make docs`;",
+        "Every key `config.yaml` may hold, with its type, default and description. This file is generated from",
+        "the settings models (`core/config.py`, `core/source_settings.py`: each key's docstring) by `make docs`;",
         "`tests/core/test_config_doc.py` fails when it is stale. Only `venues` and `fields` are required; every other",
         "section has defaults. Relative paths resolve against the config file's folder. A misspelt key is an error",
         "naming it. `venues[].source(list).path` is the `path` of a venue whose source has `type: list`.",

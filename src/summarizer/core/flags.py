@@ -145,12 +145,16 @@ def _squash(text: str) -> str:
 
 
 class PaperFacts:
-    """What the model read, indexed for the checks: its numbers, its words, its squashed text."""
+    """What the model read, indexed for the checks: its numbers, its words, its squashed text.
 
-    def __init__(self, text: str):
-        self.numbers = {key for m in _NUMBER.finditer(text) if (key := _number_key(m.group())) is not None}
+    ``words`` (for the field check) can be left out where no field is checked (a note).
+    """
+
+    def __init__(self, text: str, *, words: bool = True):
+        # Each distinct spelling once: a paper repeats its numbers, and each costs a Decimal.
+        self.numbers = {key for raw in set(_NUMBER.findall(text)) if (key := _number_key(raw)) is not None}
         self.squashed = _squash(text)
-        self.words = _words(text)
+        self.words = _words(text) if words else set()
         self.has_results = _RESULT.search(text) is not None
 
 

@@ -18,6 +18,8 @@ TAG = 40
 TAGS = 5
 REVIEW_NOTE = 2_000  # a reviewer's note, an editor's feedback for a regeneration
 HUMAN_SUMMARY = 2_000
+NOTE = 11_000  # a whole note (header and sections); the reference's longest of 3,484 is 10,905
+NOTE_FILE = 200_000  # bytes of a note file read by an import (a note past NOTE is refused anyway)
 RAW_OUTPUT = 20_000  # the model's last answer, kept with a paper's failure
 
 # Shown in a message or on the terminal, in characters.
@@ -29,8 +31,10 @@ SOURCE_MESSAGE = 600  # a source's error line, which may quote a server
 
 # Quoted back to the model in a re-ask (online or after a batch), in characters: its previous answer is cut
 # (with a mark saying so) and each problem with it clipped, so a runaway answer cannot make the next prompt
-# huge.  A whole valid answer (a summary of at most 600 characters, tags, field) is well under the bound.
+# huge.  A whole valid answer (a summary of at most 600 characters, tags, field) is well under the bound, and
+# a whole note's answer (its JSON, at most NOTE characters of text) under REASK_NOTE_ANSWER.
 REASK_ANSWER = 4_000
+REASK_NOTE_ANSWER = 16_000
 REASK_PROBLEM = 300
 REASK_PROBLEMS = 20
 

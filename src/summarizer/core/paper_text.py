@@ -9,6 +9,7 @@ its sections cut to ``llm.input_token_budget``, or ``NoInput`` saying why there 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -116,3 +117,64 @@ def model_input(record: Record, text: PaperText | None, budget: int) -> list[tup
         out.append((name, piece))
         left -= estimate_tokens(piece)
     return out
+
+
+# What a note reads beyond the summary's sections: the body (method, experiments, tables' captions and
+# numbers) first, then the introduction and the conclusion, each kept to a share of the budget until the
+# body has had its room.
+NOTE_INTRODUCTION_SHARE = 0.2
+NOTE_CONCLUSION_SHARE = 0.1
+
+
+def note_sections(settings: Settings, record: Record) -> list[tuple[str, str]]:
+    """What the model reads for a paper's note, in the paper's order, within ``notes.input_token_budget``.
+
+    A note is written from the paper's text: ``NoInput`` (with the reason) when the paper has none (not
+    fetched, its text missing, or known from its abstract only).
+    """
+    if not record.fetch.text_path:
+        reason = "only its abstract is known" if record.fetch.abstract_only else "not fetched yet"
+        raise NoInput(f"a note needs the paper's text: {reason} (`summarizer fetch {record.venue}`)")
+    text = load_paper_text(settings, record)
+    if text is None:
+        raise NoInput(
+            f"the extracted text {record.fetch.text_path} is missing or unreadable in {settings.cache_dir}: "
+            f"`summarizer fetch {record.venue}` fetches it again"
+        )
+    return note_input(record, text, settings.notes.input_token_budget)
+
+
+def note_input(record: Record, text: PaperText, budget: int) -> list[tuple[str, str]]:
+    """Abstract, introduction, body and conclusion within ``budget`` estimated tokens (see the shares above)."""
+    abstract = _cut_to_tokens((record.abstract or text.abstract).strip(), budget)
+    left = budget - estimate_tokens(abstract)
+    bodies = {name: getattr(text, name).strip() for name in ("introduction", "rest", "conclusion")}
+    caps = {
+        "introduction": int(left * NOTE_INTRODUCTION_SHARE),
+        "conclusion": int(left * NOTE_CONCLUSION_SHARE),
+    }
+    cut = {name: _cut_to_tokens(bodies[name], cap) for name, cap in caps.items()}
+    cut["rest"] = _cut_to_tokens(bodies["rest"], left - sum(estimate_tokens(v) for v in cut.values()))
+    for name in ("introduction", "conclusion"):  # what the body left unused goes to the others
+        spare = left - sum(estimate_tokens(v) for v in cut.values())
+        if spare > 0 and cut[name] != bodies[name]:
+            cut[name] = _cut_to_tokens(bodies[name], estimate_tokens(cut[name]) + spare)
+    ordered = [("abstract", abstract)] + [(name, cut[name]) for name in ("introduction", "rest", "conclusion")]
+    return [(name, body) for name, body in ordered if body]
+
+
+# Where papers put their code: a repository on a code host (a project page is not a code link).
+_CODE_URL = re.compile(
+    r"https?://(?:www\.)?(?:github\.com|gitlab\.com|huggingface\.co|bitbucket\.org|gitee\.com|codeberg\.org)"
+    r"/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+",
+    re.IGNORECASE,
+)
+
+
+def code_url(text: PaperText) -> str | None:
+    """The first code repository URL the paper's own text gives (abstract, introduction, body, conclusion)."""
+    for body in (text.abstract, text.introduction, text.rest, text.conclusion):
+        match = _CODE_URL.search(body)
+        if match:
+            return match.group(0).rstrip(".,;:")
+    return None

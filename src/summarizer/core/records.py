@@ -1,15 +1,19 @@
 """The record of one paper, as stored in ``outputs/records/<VENUE>/<ID>.json``: its metadata, what
-fetch found, every summary version ever written, its review status, failures and usage.
+fetch found, every summary version ever written, its review status, its per-paper note (every note
+version and the note's own review status), failures and usage.
 
-``store.Store`` reads and writes these files; this module is only their shape.
+``store.Store`` reads and writes these files; this module is only their shape.  A record without a
+note is written without the ``notes`` key, byte for byte as before notes existed, so records stay
+readable by older summarizers until a paper gets a note; records written before notes read as
+papers without one.
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 from . import limits
 from .errors import NothingToApprove
@@ -20,7 +24,8 @@ SCHEMA_VERSION = 1
 
 Origin = Literal["llm", "human", "import"]
 Status = Literal["draft", "approved", "rejected"]
-Stage = Literal["fetch", "summarize"]
+Stage = Literal["fetch", "summarize", "notes"]
+MathStyle = Literal["tex", "dollar"]  # math written as \( … \) (the site's), or as $ … $ (imported notes)
 
 
 def now_iso() -> str:
@@ -50,6 +55,107 @@ class Version(_Model):
         return self.summary == summary and self.tags == tags and self.field == field
 
 
+class NoteVersion(_Model):
+    """One version of a paper's note: its sections as Markdown, from the first ``##`` heading on.
+
+    The page's header (title, 会议, arXiv, 代码, 领域, 关键词) is built from the record when the note is
+    rendered (``core.note_markdown.render``), and so is its 一句话总结 (the approved summary), unless the
+    note holds its own: an imported note keeps its header (``header``) and every section as written.
+    """
+
+    number: int
+    markdown: str
+    origin: Origin
+    header: str | None = None  # an imported note's own header, as written (title, bold lines, front matter)
+    math: MathStyle = "tex"
+    created_at: str = Field(default_factory=now_iso)
+    model: str | None = None
+    prompt_hash: str | None = None
+    feedback: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    checked: bool = False  # the paper-level warnings were found when it was stored (as for summaries)
+
+    def same_content(self, markdown: str, header: str | None, math: MathStyle) -> bool:
+        return self.markdown == markdown and self.header == header and self.math == math
+
+
+class _Numbered(Protocol):
+    number: int
+    origin: Origin
+
+
+V = TypeVar("V", bound=_Numbered)
+
+
+class _Reviewed(Generic[V]):
+    """Versions under review: the newest, the approved one, a pending draft (summaries and notes alike)."""
+
+    if TYPE_CHECKING:
+        versions: list[V]
+        status: Status
+        approved_version: int | None
+
+    @property
+    def current(self) -> V | None:
+        """The newest version: what a reviewer sees and edits."""
+        return self.versions[-1] if self.versions else None
+
+    @property
+    def approved(self) -> V | None:
+        if self.status != "approved" or self.approved_version is None:
+            return None
+        return self.version(self.approved_version)
+
+    def version(self, number: int) -> V | None:
+        return next((v for v in self.versions if v.number == number), None)
+
+    @property
+    def has_pending_draft(self) -> bool:
+        """Approved, with a newer version waiting for review."""
+        current = self.current
+        return self.approved is not None and current is not None and current.number != self.approved_version
+
+    @property
+    def needs_review(self) -> bool:
+        return self.current is not None and (self.status == "draft" or self.has_pending_draft)
+
+    @property
+    def has_human_version(self) -> bool:
+        return any(v.origin == "human" for v in self.versions)
+
+    def _next_number(self) -> int:
+        return (self.versions[-1].number + 1) if self.versions else 1
+
+
+class Notes(_Model, _Reviewed[NoteVersion]):
+    """A paper's note: every version, and its own review status (a summary's approval is not a note's)."""
+
+    versions: list[NoteVersion] = Field(default_factory=list)
+    status: Status = "draft"
+    approved_version: int | None = None
+    review_note: str | None = None  # why a reviewer rejected the note
+    code_url: str | None = None  # the code's URL as the source or the paper's own text gives it (never the model)
+
+    @property
+    def empty(self) -> bool:
+        return self == _NO_NOTES
+
+    def add_version(self, markdown: str, origin: Origin, **extra: Any) -> NoteVersion:
+        version = NoteVersion(number=self._next_number(), markdown=markdown, origin=origin, **extra)
+        self.versions.append(version)
+        return version
+
+    def approve(self, number: int | None = None) -> None:
+        target = self.version(number) if number is not None else self.current
+        if target is None:
+            raise NothingToApprove("no note to approve")
+        self.status = "approved"
+        self.approved_version = target.number
+
+
+_NO_NOTES = Notes()
+
+
 class Failure(_Model):
     stage: Stage
     reason: str
@@ -67,7 +173,7 @@ class FetchState(_Model):
     arxiv_checked_at: str | None = None  # when a source's `match_arxiv` looked for the paper on arXiv
 
 
-class Record(_Model):
+class Record(_Model, _Reviewed[Version]):
     schema_version: int = SCHEMA_VERSION
     venue: str
     id: str
@@ -91,6 +197,15 @@ class Record(_Model):
     approved_version: int | None = None
     review_note: str | None = None  # why a reviewer rejected it (`review reject --note`)
     usage: Usage = Field(default_factory=Usage)
+    notes: Notes = Field(default_factory=Notes)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_notes(self, handler: Any) -> Any:
+        """No ``notes`` key until the paper has a note: its file stays as older summarizers wrote and read it."""
+        data = handler(self)
+        if isinstance(data, dict) and self.notes.empty:
+            data.pop("notes", None)
+        return data
 
     @model_validator(mode="before")
     @classmethod
@@ -101,37 +216,9 @@ class Record(_Model):
         return data
 
     # -- versions ----------------------------------------------------------
-    @property
-    def current(self) -> Version | None:
-        """The newest version: what a reviewer sees and edits."""
-        return self.versions[-1] if self.versions else None
-
-    @property
-    def approved(self) -> Version | None:
-        if self.status != "approved" or self.approved_version is None:
-            return None
-        return self.version(self.approved_version)
-
-    def version(self, number: int) -> Version | None:
-        return next((v for v in self.versions if v.number == number), None)
-
-    @property
-    def has_pending_draft(self) -> bool:
-        """Approved, with a newer version waiting for review."""
-        current = self.current
-        return self.approved is not None and current is not None and current.number != self.approved_version
-
-    @property
-    def needs_review(self) -> bool:
-        return self.current is not None and (self.status == "draft" or self.has_pending_draft)
-
-    @property
-    def has_human_version(self) -> bool:
-        return any(v.origin == "human" for v in self.versions)
-
     def add_version(self, summary: str, tags: list[str], field: str, origin: Origin, **extra: object) -> Version:
         version = Version(
-            number=(self.versions[-1].number + 1) if self.versions else 1,
+            number=self._next_number(),
             summary=summary,
             tags=tags,
             field=field,

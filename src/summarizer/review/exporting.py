@@ -1,11 +1,11 @@
-"""JSONL export: a venue's summaries in the import format, one paper a line, sorted by id."""
+"""JSONL export: a venue's summaries (and notes) in the import format, one paper a line, sorted by id."""
 
 from __future__ import annotations
 
 import json
 from typing import IO
 
-from summarizer.core.records import Record
+from summarizer.core.records import NoteVersion, Record
 from summarizer.core.store import Store
 
 from .import_lines import SOURCE_KEYS
@@ -41,6 +41,28 @@ def export_line(record: Record) -> dict[str, object] | None:
         line["pending"] = {"summary": pending.summary, "tags": pending.tags, "field": pending.field}
     if record.source_type:
         line.update({key: getattr(record, key) for key in SOURCE_KEYS})
+    notes = notes_line(record)
+    if notes is not None:
+        line["notes"] = notes
+    return line
+
+
+def _note_text(version: NoteVersion) -> dict[str, object]:
+    return {"markdown": version.markdown, "header": version.header, "math": version.math}
+
+
+def notes_line(record: Record) -> dict[str, object] | None:
+    """The paper's note as an import line carries it: the published (else newest) version, its review
+    state, and a pending draft; None when the paper has no note."""
+    notes = record.notes
+    version = notes.approved or notes.current
+    if version is None:
+        return None
+    line: dict[str, object] = {"status": notes.status, **_note_text(version), "note": notes.review_note}
+    if notes.code_url:
+        line["code_url"] = notes.code_url
+    if notes.has_pending_draft and notes.current is not None:
+        line["pending"] = _note_text(notes.current)
     return line
 
 

@@ -3,7 +3,11 @@
 One paper a line::
 
     {"venue", "title", "summary", "tags", "field", "status"?, "id"?, "url"?,
-     "arxiv_id"?, "authors"?, "abstract"?, "note"?, "pending"?, "source_type"?, "source_id"?, "tier"?}
+     "arxiv_id"?, "authors"?, "abstract"?, "note"?, "pending"?, "source_type"?, "source_id"?, "tier"?,
+     "notes"?: {"markdown", "header"?, "math"?, "status"?, "note"?, "code_url"?, "pending"?}}
+
+``notes`` is the paper's per-paper note as ``export`` writes it: its published version's Markdown
+(and an imported note's own header), its review status and note, a pending draft.
 
 Imported text is human text: hard errors only for what cannot be published safely or placed,
 everything else is a warning kept with the version.  Every bound and rule is
@@ -23,6 +27,7 @@ from summarizer.core.bounds import check_arxiv_id, check_names, check_oneline, c
 from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected
 from summarizer.core.ids import is_safe_paper_id, parse_arxiv_id, record_id, strip_version
+from summarizer.core.note_rules import check_human_note
 from summarizer.core.rules import check_human_summary
 from summarizer.core.wording import validation_problems
 
@@ -48,6 +53,35 @@ class PendingLine(BaseModel):
     field: str
 
 
+class NoteText(BaseModel):
+    """One note version's text: its sections, an imported note's own header, its math style."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    markdown: str
+    header: str | None = None
+    math: Literal["tex", "dollar"] = "tex"
+
+
+class NotesLine(NoteText):
+    """The paper's note: its published (else newest) version, its review state, a pending draft."""
+
+    status: Literal["draft", "approved", "rejected"] = "draft"
+    note: str | None = None
+    code_url: str | None = None
+    pending: NoteText | None = None
+
+    @field_validator("note")
+    @classmethod
+    def _review_note(cls, value: str | None) -> str | None:
+        return check_text(value, limits.REVIEW_NOTE)
+
+    @field_validator("code_url")
+    @classmethod
+    def _code_url(cls, value: str | None) -> str | None:
+        return check_url(value)
+
+
 SOURCE_KEYS = ("source_type", "source_id", "tier")  # exported when the record came from a venue source
 
 
@@ -67,6 +101,7 @@ class ImportLine(BaseModel):
     abstract: str | None = None
     note: str | None = None
     pending: PendingLine | None = None
+    notes: NotesLine | None = None
     # Where the paper came from (export writes them).  Import keeps them on a record that has none,
     # so an export loaded into an empty project still says where each paper came from; a record
     # `fetch` has met keeps what its source said.
@@ -135,6 +170,7 @@ class CheckedLine:
     raw: dict[str, Any]
     warnings: list[str] = field(default_factory=list)
     pending_warnings: list[str] = field(default_factory=list)
+    note_warnings: list[str] = field(default_factory=list)
 
 
 class LineRejected(SummaryRejected):
@@ -178,6 +214,24 @@ def check_line(number: int, data: dict[str, Any], settings: Settings, venues: se
             checked.pending_warnings = human.warnings
         except SummaryRejected as exc:
             problems += [f"pending.{p}" for p in exc.problems]
+    if line.notes is not None:
+        problems += _check_notes(line.notes, checked)
     if problems:
         raise LineRejected(problems, line)
     return checked
+
+
+def _check_notes(notes: NotesLine, checked: CheckedLine) -> list[str]:
+    """The line's note (and its pending draft) as human text: each problem under ``notes.``."""
+    problems: list[str] = []
+    for where, text in (("notes", notes), ("notes.pending", notes.pending)):
+        if text is None:
+            continue
+        try:
+            human = check_human_note(text.markdown, text.header)
+        except SummaryRejected as exc:
+            problems += [f"{where}.{p}" for p in exc.problems]
+            continue
+        text.markdown, text.header = human.markdown, human.header
+        checked.note_warnings += [f"{where}: {w}" for w in human.warnings]
+    return problems

@@ -28,6 +28,7 @@ from summarizer.core.sanitize import clean_line, clean_text
 from summarizer.core.store import Store
 
 from .import_lines import CheckedLine, ImportLine, LineRejected, check_line, read_line_object
+from .note_import import apply_notes_line
 
 MAX_WARNINGS_SHOWN = 20
 
@@ -245,9 +246,10 @@ def apply_import(plan: ImportPlan, store: Store) -> ImportResult:
     result = plan.result
     with store.all_or_nothing():
         for checked in plan.parsed.good:
-            if _import_line(checked, store, result) and checked.warnings:
+            warnings = checked.warnings + checked.note_warnings
+            if _import_line(checked, store, result) and warnings:
                 result.warned_lines += 1
-                result.warnings += [f"{plan.path}:{checked.number}: {w}" for w in checked.warnings]
+                result.warnings += [f"{plan.path}:{checked.number}: {w}" for w in warnings]
     return result
 
 
@@ -321,6 +323,8 @@ def _import_line(checked: CheckedLine, store: Store, result: ImportResult) -> bo
             record, pending, raw_pending if isinstance(raw_pending, dict) else {}, checked.pending_warnings
         )
         added = added or added_pending
+    if line.notes is not None:
+        added = apply_notes_line(record, line.notes, checked.note_warnings, is_new=existing is None) or added
     written = store.save(record)
     if existing is None:
         result.created += 1

@@ -98,8 +98,8 @@ def _schema_note(field_ids: tuple[str, ...]) -> str:
 _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
-def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
-    """Raw model output → a checked summary, or ``SummaryRejected`` saying what is wrong, in words for the model."""
+def json_object(raw: str, keys: str) -> dict[str, Any]:
+    """The JSON object a model answered (a ```json fence around it is forgiven), or ``SummaryRejected``."""
     text = raw.strip()
     if not text:
         raise SummaryRejected(["the answer was empty: reply with one JSON object"])
@@ -111,7 +111,13 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
     except json.JSONDecodeError as exc:
         raise SummaryRejected([f"the answer is not valid JSON ({exc.msg}; character {exc.pos})"]) from None
     if not isinstance(data, dict):
-        raise SummaryRejected(["the answer must be a JSON object with keys summary, tags, field"])
+        raise SummaryRejected([f"the answer must be a JSON object with keys {keys}"])
+    return data
+
+
+def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
+    """Raw model output → a checked summary, or ``SummaryRejected`` saying what is wrong, in words for the model."""
+    data = json_object(raw, "summary, tags, field")
     try:
         answer = answer_model(settings).model_validate(data)
     except ValidationError as exc:

@@ -1,8 +1,11 @@
 """The answer cache: parsed answers in ``cache/llm/<aa>/<key>.json``, so a re-run makes no call.
 
 The key is (base_url, model, prompt-template hash, response-schema version, the messages' hash),
-never the API key.  Entries are written atomically.  A missing entry is a miss; one that cannot be
-read for another reason (a permission problem) is an error, not a miss that silently costs money.
+never the API key (``task.cache_key``); summaries and notes differ in their templates and schema, so
+their keys never meet.  An entry is what the task keeps of an answer, the model, the prompt hash
+and the usage; a hit is checked again by the task before it is used.  Entries are written
+atomically.  A missing entry is a miss; one that cannot be read for another reason (a permission
+problem) is an error, not a miss that silently costs money.
 """
 
 from __future__ import annotations
@@ -12,14 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from summarizer.core.cache_layout import CacheLayout
-from summarizer.core.config import Settings
 from summarizer.core.errors import FileSystemError
-from summarizer.core.fsutil import atomic_write_text, sha256_text
+from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.records import now_iso
 from summarizer.core.usage import Usage
-
-from .answer import RESPONSE_SCHEMA_VERSION
-from .drafts import Draft
 
 
 class AnswerCache:
@@ -28,17 +27,6 @@ class AnswerCache:
     def __init__(self, cache_dir: Path):
         self.layout = CacheLayout(cache_dir)
         self.root = self.layout.answers()
-
-    @staticmethod
-    def key(settings: Settings, prompt_hash: str, messages: list[dict[str, str]]) -> str:
-        parts = {
-            "base_url": settings.llm.base_url.rstrip("/"),
-            "model": settings.llm.model,
-            "prompt": prompt_hash,
-            "schema": RESPONSE_SCHEMA_VERSION,
-            "input": sha256_text(json.dumps(messages, ensure_ascii=False, sort_keys=True)),
-        }
-        return sha256_text(json.dumps(parts, sort_keys=True))
 
     def path(self, key: str) -> Path:
         return self.layout.answer(key)
@@ -60,17 +48,19 @@ class AnswerCache:
             return None
         return data if isinstance(data, dict) else None
 
-    def put(self, key: str, draft: Draft, usage: Usage, *, latency_s: float | None = None) -> None:
+    def put(
+        self,
+        key: str,
+        answer: dict[str, Any],
+        model: str,
+        prompt_hash: str,
+        usage: Usage,
+        *,
+        latency_s: float | None = None,
+    ) -> None:
         """Keep an answer; ``latency_s`` (how long the model took, when measured) lets a re-run report it."""
-        entry: dict[str, Any] = {
-            "summary": draft.summary,
-            "tags": draft.tags,
-            "field": draft.field,
-            "model": draft.model,
-            "prompt_hash": draft.prompt_hash,
-            "usage": usage.model_dump(),
-            "created_at": now_iso(),
-        }
+        entry = {**answer, "model": model, "prompt_hash": prompt_hash, "usage": usage.model_dump()}
+        entry["created_at"] = now_iso()
         if latency_s is not None:
             entry["latency_s"] = round(latency_s, 3)
         atomic_write_text(self.path(key), json.dumps(entry, ensure_ascii=False, indent=1) + "\n")

@@ -47,7 +47,6 @@ from summarizer.core.progress import QUIET, Progress
 from summarizer.core.report import Report, plural
 from summarizer.core.store import Store
 
-from .answer import answer_spec
 from .batch_api import ENDPOINT, TERMINAL, WINDOW, BatchAPI, BatchLimits, provider_words, shown_id, whole_count
 from .batch_collect import Collect, collect, retry
 from .batch_state import BatchEntry, VenueState, custom_id, load_state, save_state
@@ -61,6 +60,7 @@ from .plan import (
     skip_batched,
     start_run,
 )
+from .task import Task
 
 DEFAULT_LIMITS = BatchLimits()
 GONE = "result file gone"  # the status of a batch forgotten because the provider deleted its results
@@ -90,12 +90,12 @@ class _Batches:
         return self._api
 
     def save(self) -> None:
-        save_state(self.run.settings.outputs_dir, self.state)
+        save_state(self.run.settings.outputs_dir, self.state, self.run.task.kind)
 
 
 def _line(run: SummarizeRun, venue_id: str, job: Job) -> tuple[str, bytes]:
-    cid = custom_id(venue_id, job.record.id, run.prompts.hash)
-    body = chat_request(run.settings.llm, job.messages, answer_spec(run.settings, run.prompts))
+    cid = custom_id(venue_id, job.record.id, run.task.prompt_hash)
+    body = chat_request(run.settings.llm, job.messages, run.task.spec())
     line = {"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": body}
     return cid, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
 
@@ -217,15 +217,18 @@ def summarize_venue_batch(
     wait: bool = True,
     limits: BatchLimits = DEFAULT_LIMITS,
     progress: Progress = QUIET,
+    task: Task | None = None,
+    only: list[str] | None = None,
 ) -> Report:
-    """Summarise the venue through the Batch API (see the module doc)."""
-    run = start_run(settings, store, venue_id)
-    b = _Batches(run, load_state(settings.outputs_dir, venue_id), limits, progress)
+    """Summarise the venue (or write ``task``'s answers: notes) through the Batch API (see the module doc)."""
+    run = start_run(settings, store, venue_id, task)
+    command = run.task.command
+    b = _Batches(run, load_state(settings.outputs_dir, venue_id, run.task.kind), limits, progress)
     if b.state.open():
         _adopt(b)
-    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force), b.state)
+    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force, only=only), b.state)
     jobs = list(plan_jobs(run, papers, limit))
-    with progress.bar(f"summarize {venue_id} (cached)", total=len(jobs)) as bar:
+    with progress.bar(f"{command} {venue_id} (cached)", total=len(jobs)) as bar:
         misses = serve_cached(run, jobs, bar, force=force)
     if misses:
         for requests, data in _chunks(b, misses):
@@ -236,7 +239,7 @@ def summarize_venue_batch(
     if not wait:
         progress.say(
             f"{len(b.state.open())} batch(es) running on the provider's side (up to {WINDOW}); collect the results "
-            f"with `summarizer summarize {venue_id} --batch` (it waits on the same batches, never submits them again)"
+            f"with `summarizer {command} {venue_id} --batch` (it waits on the same batches, never submits them again)"
         )
         return run.report
     for entry in b.state.open():
@@ -258,16 +261,15 @@ def _finish(b: _Batches, entry: BatchEntry) -> None:
     if c.gone:
         entry.status = GONE
     b.save()
-    again = f"run `summarizer summarize {b.venue_id} --batch` to submit them again (or without --batch to ask online)"
+    command = b.run.task.command
+    again = f"run `summarizer {command} {b.venue_id} --batch` to submit them again (or without --batch to ask online)"
     if c.gone:
-        b.run.report.fail(
-            f"batch {shown_id(entry.id)}",
-            f"{c.gone}, so it is forgotten: {plural(c.unrun, 'paper')} not summarised; {again}",
-        )
+        undone = f"{plural(c.unrun, 'paper')} {b.run.task.undone}"
+        b.run.report.fail(f"batch {shown_id(entry.id)}", f"{c.gone}, so it is forgotten: {undone}; {again}")
     elif entry.status != "completed":
         errors = getattr(batch.errors, "data", None) or []
         why = provider_words("; ".join(str(e.message) for e in errors if getattr(e, "message", None)))
         b.run.report.fail(
             f"batch {shown_id(entry.id)}",
-            f"{entry.status}{f' ({why})' if why else ''}: {plural(c.unrun, 'paper')} not summarised; {again}",
+            f"{entry.status}{f' ({why})' if why else ''}: {plural(c.unrun, 'paper')} {b.run.task.undone}; {again}",
         )

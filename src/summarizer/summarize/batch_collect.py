@@ -1,7 +1,7 @@
 """Collecting a finished batch: each result line saved as soon as it is read, the rest asked again online.
 
-An answer goes through the same checks as an online one (``answer.parse_answer``) and into the
-same answer cache; an invalid answer or a failed request is asked again online with the online
+An answer goes through the same checks as an online one (the task's ``spec().validate``) and into
+the same answer cache; an invalid answer or a failed request is asked again online with the online
 re-ask's feedback, within ``llm.max_attempts`` calls in all (the batch's answer counts as the
 first).  Lines the batch never ran (expired, cancelled) are left for the next run, and so are the
 papers of a batch whose result file the provider has deleted (``Collect.gone`` says why).  Cost is
@@ -18,15 +18,12 @@ from typing import Any
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import BatchFileGone, NoInput, OutputInvalidError, PaperError, SummaryRejected
-from summarizer.core.paper_text import paper_sections
 from summarizer.core.usage import Usage
 
-from .answer import parse_answer
 from .batch_api import BatchAPI, provider_words, whole_count
 from .batch_state import BatchEntry, paper_hash, paper_of
-from .drafts import Draft
 from .llm import LLMClient, cut_off_problem, usage_of
-from .plan import Job, SummarizeRun, ask_model, persist, run_together, skip_reason
+from .plan import Job, SummarizeRun, ask_model, persist, run_together
 
 # Error codes for lines the batch never ran: left for the next run, not re-asked online.
 UNRUN = ("batch_expired", "batch_cancelled")
@@ -63,7 +60,7 @@ class Collect:
             return None
         self.seen.add(cid)
         record = self.run.store.get(self.venue_id, paper_id)
-        if record is None or skip_reason(record, self.entry.force) is not None:
+        if record is None or self.run.task.skip_reason(record, self.entry.force) is not None:
             return None
         return Job(record, [], self.entry.requests[cid])
 
@@ -94,25 +91,19 @@ def _take(c: Collect, line: str) -> None:
     choices = body.get("choices")
     first = _dict(choices[0]) if isinstance(choices, list) and choices else {}
     raw = str(_dict(first.get("message")).get("content") or "")
+    task = c.run.task
+    spec = task.spec()
     try:
-        checked = parse_answer(raw, c.run.settings)
+        checked = spec.validate(raw)
     except SummaryRejected as exc:
         problems = list(exc.problems)
         if first.get("finish_reason") == "length":  # as the online re-ask says it
-            problems.append(cut_off_problem(c.run.settings.llm.max_output_tokens))
+            problems.append(cut_off_problem(spec, c.run.settings.llm))
         c.retries.append(_Retry(job, usage, raw=raw, problems=problems))
         return
-    current = job.record.current
-    if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
+    draft = task.answered(checked, c.run.settings.llm.model, paper_hash(item.get("custom_id")))
+    if task.unchanged(job.record, draft):
         return  # saved by an earlier collection of this batch that was killed before it finished (--force)
-    draft = Draft(
-        summary=checked.summary,
-        tags=checked.tags,
-        field=checked.field,
-        warnings=checked.warnings,
-        model=c.run.settings.llm.model,
-        prompt_hash=paper_hash(item.get("custom_id")),
-    )
     persist(c.run, job, draft, usage)
     c.run.count(draft, usage)
 
@@ -165,16 +156,14 @@ async def retry_online(run: SummarizeRun, retries: list[_Retry]) -> None:
                 retry = queue.popleft()
                 job = retry.job
                 try:
-                    job.messages = run.prompts.messages(settings, job.record, paper_sections(settings, job.record))
+                    job.messages = run.task.messages(job.record)
                 except NoInput as exc:
                     run.fail(job, exc, retry.usage)
                     continue
                 if retry.raw is not None:
-                    job.messages = [*job.messages, *run.prompts.reask(retry.raw, retry.problems)]
+                    job.messages = [*job.messages, *run.task.spec().reask(retry.raw, retry.problems)]
                 try:
-                    draft, usage = await ask_model(
-                        client, settings, run.prompts, job.messages, job.record.id, max_attempts=attempts
-                    )
+                    draft, usage = await ask_model(client, run.task, job.messages, job.record.id, max_attempts=attempts)
                 except PaperError as exc:
                     usage = usage_of(exc)
                     usage.add(retry.usage)

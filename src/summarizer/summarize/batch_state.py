@@ -1,4 +1,5 @@
-"""A venue's submitted batches, in ``outputs/state/<VENUE>.json``: what the Batch API path resumes from.
+"""A venue's submitted batches, in ``outputs/state/<VENUE>.json`` (its notes' in ``<VENUE>.notes.json``):
+what the Batch API path resumes from.
 
 An entry is written *before* the provider hears of its batch, with a token that is also put in
 the batch's metadata, so a run killed between creating a batch and saving its id finds it again.
@@ -67,14 +68,18 @@ class VenueState(_Model):
         return None
 
 
-def state_path(outputs_dir: Path, venue_id: str) -> Path:
+# A task's kind → the state file's suffix: summaries keep the name they always had.
+_SUFFIX = {"summary": "", "note": ".notes"}
+
+
+def state_path(outputs_dir: Path, venue_id: str, kind: str = "summary") -> Path:
     if not SAFE_ID.match(venue_id):
         raise UsageError(f"not a valid venue id: {venue_id!r}")
-    return outputs_dir / STATE_DIR / f"{venue_id}.json"
+    return outputs_dir / STATE_DIR / f"{venue_id}{_SUFFIX[kind]}.json"
 
 
-def load_state(outputs_dir: Path, venue_id: str) -> VenueState:
-    path = state_path(outputs_dir, venue_id)
+def load_state(outputs_dir: Path, venue_id: str, kind: str = "summary") -> VenueState:
+    path = state_path(outputs_dir, venue_id, kind)
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -93,15 +98,15 @@ def _not_state(path: Path, why: str) -> RecordError:
     return RecordError(f"{path}: not a batch state file ({why}); move it aside")
 
 
-def save_state(outputs_dir: Path, state: VenueState) -> None:
-    atomic_write_text(state_path(outputs_dir, state.venue), state.model_dump_json(indent=1) + "\n")
+def save_state(outputs_dir: Path, state: VenueState, kind: str = "summary") -> None:
+    atomic_write_text(state_path(outputs_dir, state.venue, kind), state.model_dump_json(indent=1) + "\n")
 
 
-def batch_rows(outputs_dir: Path, venue_id: str) -> list[dict[str, Any]]:
-    """The venue's submitted batches, for ``status``."""
+def batch_rows(outputs_dir: Path, venue_id: str, kind: str = "summary") -> list[dict[str, Any]]:
+    """The venue's submitted batches (of summaries, or of notes), for ``status``."""
     if not SAFE_ID.match(venue_id):  # a folder under outputs/records/ that no config names
         return []
-    state = load_state(outputs_dir, venue_id)
+    state = load_state(outputs_dir, venue_id, kind)
     keys = ("id", "status", "completed", "failed", "total")
     return [{k: getattr(b, k) for k in keys} for b in state.batches if b.id]
 

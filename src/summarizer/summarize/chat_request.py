@@ -29,7 +29,8 @@ class AnswerSpec(Generic[T]):
     ``json_object`` (and so does not enforce the schema); ``validate`` turns
     the raw text into ``T`` or raises ``SummaryRejected`` with the problems;
     ``reask`` builds the messages that show the model its previous answer and
-    those problems (appended to the original messages).
+    those problems (appended to the original messages); ``max_tokens`` caps the
+    answer (None: ``llm.max_output_tokens``; a note is longer than a summary).
     """
 
     name: str
@@ -37,6 +38,11 @@ class AnswerSpec(Generic[T]):
     schema_note: str
     validate: Callable[[str], T]
     reask: Callable[[str, list[str]], Messages]
+    max_tokens: int | None = None
+    max_tokens_key: str = "llm.max_output_tokens"  # the setting that ``max_tokens`` comes from, for messages
+
+    def output_cap(self, llm: LLMSettings) -> int:
+        return self.max_tokens or llm.max_output_tokens
 
 
 def sampling_params(llm: LLMSettings, max_tokens: int, refused: Set[str] = frozenset()) -> dict[str, Any]:
@@ -75,7 +81,7 @@ def request_body(
         "model": llm.model,
         "messages": messages if mode == "json_schema" else _with_note(messages, spec.schema_note),
         "response_format": response_format_for(mode, spec.name, spec.schema),
-        **sampling_params(llm, llm.max_output_tokens, refused),
+        **sampling_params(llm, spec.output_cap(llm), refused),
     }
 
 

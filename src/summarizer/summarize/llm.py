@@ -219,9 +219,9 @@ class LLMClient:
         """The request body for this mode and what this model accepts."""
         return request_body(self.settings, messages, spec, mode, self._refused_params)
 
-    async def _send(self, state: _CallState, body: dict[str, Any]) -> Any:
+    async def _send(self, state: _CallState, body: dict[str, Any], cap: int) -> Any:
         """One paced request (both buckets, the concurrency cap); the completion, or the SDK's exception."""
-        estimate = sum(estimate_tokens(m["content"]) for m in body["messages"]) + self.settings.max_output_tokens
+        estimate = sum(estimate_tokens(m["content"]) for m in body["messages"]) + cap
         await self.limiter.acquire(estimate)
         async with self.semaphore:
             state.calls += 1
@@ -269,7 +269,8 @@ class LLMClient:
     async def _call(self, state: _CallState, spec: AnswerSpec[Any]) -> _Answer:
         mode = self.mode()
         try:
-            completion = await self._send(state, self._build(state.messages, spec, mode))
+            body = self._build(state.messages, spec, mode)
+            completion = await self._send(state, body, spec.output_cap(self.settings))
         except openai.OpenAIError as exc:
             raise self._classify(exc, mode, state) from None
         return self._account(state, completion)
@@ -283,7 +284,7 @@ class LLMClient:
         except SummaryRejected as exc:
             problems = list(exc.problems)
             if answer.finish_reason == "length":
-                problems.append(cut_off_problem(self.settings.max_output_tokens))
+                problems.append(cut_off_problem(spec, self.settings))
             state.messages = [*messages, *spec.reask(answer.content, problems)]
             raise _TryAgain("reask", "; ".join(problems)) from None
         return Validated(value, answer.content, state.usage, state.calls, self.mode(), self.settings.model)
@@ -337,9 +338,9 @@ def _log_again(retry_state: RetryCallState, state: _CallState, budget: int) -> N
         log.info("retry %s after %.1f s (call %d of %d): %s", paper, wait, state.calls, budget, again.reason)
 
 
-def cut_off_problem(max_tokens: int) -> str:
+def cut_off_problem(spec: AnswerSpec[Any], llm: LLMSettings) -> str:
     return (
-        f"the answer was cut off at {max_tokens} tokens (llm.max_output_tokens): "
+        f"the answer was cut off at {spec.output_cap(llm)} tokens ({spec.max_tokens_key}): "
         "answer shorter, with the JSON object complete"
     )
 

@@ -18,11 +18,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import LLMError, NoInput, PaperError, UsageError
 from summarizer.core.flags import DuplicateIndex
-from summarizer.core.paper_text import paper_sections
 from summarizer.core.progress import QUIET, Bar, Progress
 from summarizer.core.records import Record
 from summarizer.core.report import Done, Report, usage_line
@@ -43,7 +43,7 @@ from .plan import (
     skip_batched,
     start_run,
 )
-from .prompts import Prompts
+from .task import SummaryTask, Task
 
 
 async def aregenerate_summary(
@@ -59,15 +59,17 @@ async def aregenerate_summary(
     or ``LLMError`` / ``OutputInvalidError`` (``.raw_output`` kept) when the
     attempts run out; ``llm.usage_of(error)`` is what the failed calls cost.
     """
+    return await ask_fresh(SummaryTask(settings), record, feedback=feedback)
+
+
+async def ask_fresh(task: Task, record: Record, *, feedback: str | None) -> tuple[Any, Usage]:
+    """One fresh call of ``task`` for ``record`` (the cache ignored); ``UsageError`` when it has nothing to read."""
     try:
-        sections = paper_sections(settings, record)
+        messages = task.messages(record, feedback=feedback)
     except NoInput as exc:
         raise UsageError(f"{record.venue}/{record.id}: {exc}") from exc
-    prompts = Prompts.load(settings)
-    previous = record.current.summary if (feedback and record.current) else None
-    messages = prompts.messages(settings, record, sections, feedback=feedback, previous_summary=previous)
-    async with LLMClient(settings.llm) as client:
-        return await ask_model(client, settings, prompts, messages, record.id)
+    async with LLMClient(task.settings.llm) as client:
+        return await ask_model(client, task, messages, record.id)
 
 
 def regenerate_summary(settings: Settings, record: Record, *, feedback: str | None = None) -> tuple[Draft, Usage]:
@@ -185,9 +187,7 @@ class _OnlinePass:
         try:
             while (job := await self.todo.get()) is not None:
                 try:
-                    draft, usage = await ask_model(
-                        self.client(), run.settings, run.prompts, job.messages, job.record.id
-                    )
+                    draft, usage = await ask_model(self.client(), run.task, job.messages, job.record.id)
                 except PaperError as exc:  # this paper only; a RunError (a refused key, a full disk) ends the run
                     run.fail(job, exc, usage_of(exc))
                     self.bar.advance(run.progress_line())
@@ -201,13 +201,13 @@ class _OnlinePass:
             if saving is not None:
                 await asyncio.shield(saving)
 
-    async def _save(self, job: Job, draft: Draft, usage: Usage) -> None:
+    async def _save(self, job: Job, draft: Any, usage: Usage) -> None:
         # The writes (record, answer cache; fsync'd) and the suspicion checks run in a thread, off
         # the event loop that every worker's requests and answers go through.
         await asyncio.to_thread(persist, self.run, job, draft, usage)
         self._counted(draft, usage)
 
-    def _counted(self, draft: Draft, usage: Usage) -> None:
+    def _counted(self, draft: Any, usage: Usage) -> None:
         self.run.count(draft, usage)
         self.bar.advance(self.run.progress_line())
 
@@ -220,12 +220,17 @@ def summarize_venue(
     limit: int | None = None,
     force: bool = False,
     progress: Progress = QUIET,
+    task: Task | None = None,
+    only: list[str] | None = None,
 ) -> Report:
-    """Summarise the venue's fetched papers that have no summary yet (see the module doc)."""
-    run = start_run(settings, store, venue_id)
-    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force))
+    """Summarise the venue's fetched papers that have no summary yet (see the module doc).
+
+    With ``task`` the same run writes another kind of answer (``notes.NoteTask``); ``only`` keeps it to those papers.
+    """
+    run = start_run(settings, store, venue_id, task)
+    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force, only=only))
     total = len(papers) if limit is None else min(limit, len(papers))
-    with progress.bar(f"summarize {venue_id}", total=total) as bar:
+    with progress.bar(f"{run.task.command} {venue_id}", total=total) as bar:
         if total:
             workers = min(settings.llm.max_concurrency, total)
             online = _OnlinePass(run, bar, workers=workers, force=force)

@@ -1,9 +1,9 @@
-"""One venue's summarize run, shared by the online and the Batch API paths.
+"""One venue's run of a ``Task`` (summaries or notes), shared by the online and the Batch API paths.
 
-Which papers need a summary (``papers_to_summarize``, ``skip_reason``), each paper's prompt and
-cache key (``plan_jobs``), answers from the cache (``cached_draft``, ``serve_cached``), one paper
-asked of the model (``ask_model``), and a paid answer saved for good (``persist``: the record
-first, then the answer cache).  ``online`` and ``batch`` are peers over this module.
+Which papers need an answer (``papers_to_summarize``, the task's ``skip_reason``), each paper's
+prompt and cache key (``plan_jobs``), answers from the cache (``cached_draft``, ``serve_cached``),
+one paper asked of the model (``ask_model``), and a paid answer saved for good (``persist``: the
+record first, then the answer cache).  ``online`` and ``batch`` are peers over this module.
 """
 
 from __future__ import annotations
@@ -17,45 +17,29 @@ from typing import Any
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import FileSystemError, LLMError, NoInput, PaperError
-from summarizer.core.flags import DuplicateIndex
-from summarizer.core.paper_text import paper_sections
 from summarizer.core.progress import Bar
 from summarizer.core.records import Record
 from summarizer.core.report import Report
 from summarizer.core.store import Store
 from summarizer.core.usage import Usage
 
-from .answer import answer_spec
 from .answer_cache import AnswerCache
 from .batch_state import VenueState, load_state
-from .drafts import Draft, add_llm_version, draft_from_cache
 from .llm import LLMClient
-from .prompts import Prompts
+from .task import SummaryTask, Task
 
 
 async def ask_model(
     client: LLMClient,
-    settings: Settings,
-    prompts: Prompts,
+    task: Task,
     messages: list[dict[str, str]],
     paper_id: str,
     *,
     max_attempts: int | None = None,
-) -> tuple[Draft, Usage]:
-    """One paper's checked draft and what it cost; ``LLMError`` (its ``usage`` set) when the attempts run out."""
-    result = await client.complete_validated(
-        messages, answer_spec(settings, prompts), paper_id=paper_id, max_attempts=max_attempts
-    )
-    checked = result.value
-    draft = Draft(
-        summary=checked.summary,
-        tags=checked.tags,
-        field=checked.field,
-        warnings=checked.warnings,
-        model=result.model,
-        prompt_hash=prompts.hash,
-    )
-    return draft, result.usage
+) -> tuple[Any, Usage]:
+    """One paper's checked answer and what it cost; ``LLMError`` (its ``usage`` set) when the attempts run out."""
+    result = await client.complete_validated(messages, task.spec(), paper_id=paper_id, max_attempts=max_attempts)
+    return task.answered(result.value, result.model, task.prompt_hash), result.usage
 
 
 @dataclass
@@ -69,11 +53,11 @@ class Job:
 
 @dataclass
 class SummarizeRun:
-    """One venue's summarize run (online or batch): its settings, counts, usage and report."""
+    """One venue's run of a task (online or batch): its settings, counts, usage and report."""
 
     settings: Settings
     store: Store
-    prompts: Prompts
+    task: Task
     cache: AnswerCache
     report: Report
     usage: Usage = field(default_factory=Usage)
@@ -81,7 +65,6 @@ class SummarizeRun:
     cached: int = 0
     failed: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
-    duplicates: DuplicateIndex | None = None  # the venue's summaries, for the near-duplicate warning
 
     def progress_line(self) -> str:
         tokens = self.usage.prompt_tokens + self.usage.completion_tokens
@@ -90,22 +73,15 @@ class SummarizeRun:
             f"{tokens:,} tokens · ${self.usage.cost_usd:.4f} spent"
         )
 
-    def succeed(self, job: Job, draft: Draft, usage: Usage) -> None:
+    def succeed(self, job: Job, draft: Any, usage: Usage) -> None:
         self.save(job, draft, usage)
         self.count(draft, usage)
 
-    def save(self, job: Job, draft: Draft, usage: Usage) -> None:
+    def save(self, job: Job, draft: Any, usage: Usage) -> None:
         """The paper's new version into its record, on disk (touches only this job's record: thread-safe)."""
         record = job.record
-        if record.status == "rejected":
-            record.status = "draft"  # --force: the paper goes back to review
-            self.report.count("back in review (were rejected)")
-        current = record.current
-        if current is not None and current.same_content(draft.summary, draft.tags, draft.field):
-            record.clear_failure("summarize")  # --force got the same answer: no second, identical version
-            self.report.count("unchanged")
-        else:
-            add_llm_version(record, draft, settings=self.settings, duplicates=self.duplicates)
+        for label in self.task.apply(record, draft):
+            self.report.count(label)
         record.usage.add(usage)
         self.store.save(record)
 
@@ -119,43 +95,29 @@ class SummarizeRun:
                 f"(nothing paid for is lost), but until {self.cache.root} is writable no answer is reused"
             )
 
-    def count(self, draft: Draft, usage: Usage) -> None:
+    def count(self, draft: Any, usage: Usage) -> None:
         self.usage.add(usage)
         if draft.cached:
             self.cached += 1
             self.report.count("cached")
         else:
             self.done += 1
-            self.report.count("summarized")
+            self.report.count(self.task.done_label)
 
     def fail(self, job: Job, error: PaperError, usage: Usage) -> None:
         record = job.record
         record.usage.add(usage)
         self.usage.add(usage)
         if isinstance(error, LLMError):
-            record.fail("summarize", error.reason, attempts=error.attempt, raw_output=error.raw_output)
+            record.fail(self.task.stage, error.reason, attempts=error.attempt, raw_output=error.raw_output)
         else:
-            record.fail("summarize", error.reason)
+            record.fail(self.task.stage, error.reason)
         self.store.save(record)
         self.failed += 1
         self.report.fail(record.id, error.reason)
 
 
-def skip_reason(record: Record, force: bool) -> str | None:
-    """None when the paper is to be summarised, else the count it goes under."""
-    current = record.current
-    if record.status == "rejected" and not force:
-        return "rejected (skipped)"
-    if current is None:
-        return None
-    if not force:
-        return "already summarized"
-    if record.status == "approved" or current.origin != "llm":
-        return "approved or edited (kept)"
-    return None
-
-
-def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage) -> None:
+def persist(run: SummarizeRun, job: Job, draft: Any, usage: Usage) -> None:
     """A paid answer is kept: the record first, then the cache; a cache that cannot be written is
     reported once for the run, not fatal.  When the record cannot be written, the cache still gets
     the answer, so the next run (once the folder is fixed) does not pay for it again."""
@@ -163,12 +125,16 @@ def persist(run: SummarizeRun, job: Job, draft: Draft, usage: Usage) -> None:
         run.save(job, draft, usage)
     except BaseException:
         with contextlib.suppress(Exception):
-            run.cache.put(job.key, draft, usage)
+            _cache_put(run, job, draft, usage)
         raise
     try:
-        run.cache.put(job.key, draft, usage)
+        _cache_put(run, job, draft, usage)
     except FileSystemError as exc:
         run.cache_failed(exc)
+
+
+def _cache_put(run: SummarizeRun, job: Job, draft: Any, usage: Usage) -> None:
+    run.cache.put(job.key, run.task.cache_entry(draft), draft.model, draft.prompt_hash, usage)
 
 
 async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:
@@ -182,25 +148,31 @@ async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def start_run(settings: Settings, store: Store, venue_id: str) -> SummarizeRun:
-    """A summarize run over one configured venue (the report carries the run's usage)."""
+def start_run(settings: Settings, store: Store, venue_id: str, task: Task | None = None) -> SummarizeRun:
+    """A run of ``task`` (default: summaries) over one configured venue (the report carries the run's usage)."""
     settings.venue(venue_id)
-    run = SummarizeRun(
-        settings, store, Prompts.load(settings), AnswerCache(settings.cache_dir), Report("summarize", venue_id)
-    )
+    task = task or SummaryTask(settings)
+    run = SummarizeRun(settings, store, task, AnswerCache(settings.cache_dir), Report(task.command, venue_id))
     run.report.usage = run.usage
     return run
 
 
-def papers_to_summarize(run: SummarizeRun, venue_id: str, *, force: bool = False) -> list[Record]:
-    """The venue's papers that need a summary, in order; the others are counted under why (no text is read)."""
+def papers_to_summarize(
+    run: SummarizeRun, venue_id: str, *, force: bool = False, only: list[str] | None = None
+) -> list[Record]:
+    """The venue's papers that need an answer, in order (``only``: these ids); the others are counted under why.
+
+    No paper's text is read here.  ``UnknownPaper`` names an id of ``only`` the venue has no record of.
+    """
     records = run.store.records(venue_id)
-    run.duplicates = DuplicateIndex.of(records)
+    run.task.prepare(records)
     if not records:
         run.report.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
+    if only is not None:
+        records = _named(run, venue_id, records, only)
     papers: list[Record] = []
     for record in records:
-        skip = skip_reason(record, force) or _unfetched(run.settings, record)
+        skip = run.task.skip_reason(record, force)
         if skip is None:
             papers.append(record)
         else:
@@ -208,15 +180,12 @@ def papers_to_summarize(run: SummarizeRun, venue_id: str, *, force: bool = False
     return papers
 
 
-def _unfetched(settings: Settings, record: Record) -> str | None:
-    """The count a paper `fetch` has not reached goes under: no text yet, and not one summarised from its abstract."""
-    if record.fetch.text_path or record.fetch.abstract_only:
-        return None
-    try:
-        paper_sections(settings, record)  # reads no file: without a text, only the abstract can be there
-    except NoInput:
-        return "not fetched"
-    return None
+def _named(run: SummarizeRun, venue_id: str, records: list[Record], only: list[str]) -> list[Record]:
+    by_id = {record.id: record for record in records}
+    for paper_id in only:
+        if paper_id not in by_id:
+            run.store.load(venue_id, paper_id)  # UnknownPaper, in the store's words (or a corrupt record's)
+    return [by_id[paper_id] for paper_id in dict.fromkeys(only) if paper_id in by_id]
 
 
 def plan_jobs(
@@ -232,21 +201,20 @@ def plan_jobs(
         if limit is not None and planned >= limit:
             return
         try:
-            sections = paper_sections(run.settings, record)
+            messages = run.task.messages(record)
         except NoInput as exc:
             run.fail(Job(record, [], ""), exc, Usage())
             if bar is not None:
                 bar.advance(run.progress_line())
             continue
-        messages = run.prompts.messages(run.settings, record, sections)
         planned += 1
-        yield Job(record, messages, AnswerCache.key(run.settings, run.prompts.hash, messages))
+        yield Job(record, messages, run.task.cache_key(messages))
 
 
-def cached_draft(run: SummarizeRun, job: Job) -> Draft | None:
+def cached_draft(run: SummarizeRun, job: Job) -> Any | None:
     """The job's answer from the cache, when it is there and still passes the checks."""
     entry = run.cache.get(job.key)
-    return draft_from_cache(entry, run.settings, run.prompts.hash) if entry else None
+    return run.task.from_cache(entry) if entry else None
 
 
 def serve_cached(run: SummarizeRun, jobs: list[Job], bar: Bar, *, force: bool = False) -> list[Job]:
@@ -266,11 +234,10 @@ def skip_batched(
     run: SummarizeRun, venue_id: str, papers: list[Record], state: VenueState | None = None
 ) -> list[Record]:
     """The papers not waiting in a submitted batch (those are counted, not asked twice)."""
-    pending = (state or load_state(run.settings.outputs_dir, venue_id)).pending_papers()
+    pending = (state or load_state(run.settings.outputs_dir, venue_id, run.task.kind)).pending_papers()
     kept = [record for record in papers if record.id not in pending]
     if len(kept) < len(papers):
-        label = (
-            "in a batch submitted before" if state else f"waiting in a batch (collect: summarize {venue_id} --batch)"
-        )
+        collect = f"collect: {run.task.command} {venue_id} --batch"
+        label = "in a batch submitted before" if state else f"waiting in a batch ({collect})"
         run.report.count(label, len(papers) - len(kept))
     return kept

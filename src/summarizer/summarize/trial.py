@@ -21,10 +21,10 @@ from summarizer.core.records import Record
 from summarizer.core.usage import Usage
 
 from .answer_cache import AnswerCache
-from .drafts import Draft, draft_from_cache
+from .drafts import Draft
 from .llm import LLMClient, usage_of
 from .plan import ask_model
-from .prompts import Prompts
+from .task import SummaryTask
 
 
 @dataclass
@@ -54,7 +54,7 @@ class _Job:
 class _Trial:
     def __init__(self, settings: Settings, bar: Bar):
         self.settings = settings
-        self.prompts = Prompts.load(settings)
+        self.task = SummaryTask(settings)
         self.cache = AnswerCache(settings.cache_dir)
         self.bar = bar
         self.client: LLMClient | None = None  # made for the first miss: a sample the cache answers needs no key
@@ -64,12 +64,12 @@ class _Trial:
             sections = paper_sections(self.settings, record)
         except NoInput as exc:
             return TrialAnswer(record.id, None, Usage(), None, False, exc.reason)
-        messages = self.prompts.messages(self.settings, record, sections)
-        return _Job(record, messages, AnswerCache.key(self.settings, self.prompts.hash, messages))
+        messages = self.task.prompts.messages(self.settings, record, sections)
+        return _Job(record, messages, self.task.cache_key(messages))
 
     def cached(self, job: _Job) -> TrialAnswer | None:
         entry = self.cache.get(job.key)
-        draft = draft_from_cache(entry, self.settings, self.prompts.hash) if entry else None
+        draft = self.task.from_cache(entry) if entry else None
         if entry is None or draft is None:
             return None
         try:
@@ -84,11 +84,14 @@ class _Trial:
             self.client = LLMClient(self.settings.llm)
         started = time.monotonic()  # reported as the model's latency for this paper, never compared in a test
         try:
-            draft, usage = await ask_model(self.client, self.settings, self.prompts, job.messages, job.record.id)
+            draft, usage = await ask_model(self.client, self.task, job.messages, job.record.id)
         except PaperError as exc:
             return TrialAnswer(job.record.id, None, usage_of(exc), None, False, exc.reason)
         latency = time.monotonic() - started
-        await asyncio.to_thread(self.cache.put, job.key, draft, usage, latency_s=latency)
+        entry = self.task.cache_entry(draft)
+        await asyncio.to_thread(
+            self.cache.put, job.key, entry, draft.model, draft.prompt_hash, usage, latency_s=latency
+        )
         return TrialAnswer(job.record.id, draft, usage, latency, False)
 
     async def answer(self, item: _Job | TrialAnswer) -> TrialAnswer:

@@ -41,7 +41,15 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .fake_batches import FakeBatches
-from .fake_requests import Fault, RecordedRequest, default_answer, error_body, paper_title, prompt_text
+from .fake_requests import (
+    Fault,
+    RecordedRequest,
+    default_answer,
+    error_body,
+    is_note_request,
+    paper_title,
+    prompt_text,
+)
 from .loopback import LoopbackServer, QuietHandler, StandIn
 
 __all__ = ["FakeOpenAI", "Fault", "RecordedRequest", "default_answer", "paper_title"]
@@ -246,7 +254,9 @@ class FakeOpenAI(StandIn):
         else:
             data = dict(produced)
             kind = fault.kind if fault else None
-            if kind == "english":
+            if kind == "english" and is_note_request(request.body):
+                data["background"] = data["method"]["overview"] = "This paper studies sparse attention at scale."
+            elif kind == "english":
                 data["summary"] = (
                     "This paper proposes a new method that splits the problem into two stages and improves "
                     "the strongest baseline by 4.2 points on public benchmarks."

@@ -1,0 +1,210 @@
+"""``summarizer notes …`` (write per-paper notes) and ``summarizer review notes …`` (review them).
+
+As in ``commands``: each stage is imported inside the command that runs it, so ``--help`` stays quick.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+import summarizer.cli.console as console
+from summarizer.core.errors import UsageError
+
+from .context import Context, finish, pass_ctx, split_ref, tell
+
+
+def check_batch_flags(batch: bool, no_wait: bool, dry_run: bool = False) -> None:
+    if no_wait and not batch:
+        raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
+    if dry_run and batch:
+        raise UsageError("--dry-run shows the cost online and with --batch at once: give it alone")
+
+
+def run_notes(
+    c: Context, venue_id: str, *, only: list[str] | None, limit: int | None, force: bool, batch: bool, wait: bool
+) -> Any:
+    """The notes stage on the venue (the caller holds its lock), online or through the Batch API."""
+    from summarizer.summarize.notes import notes_venue, notes_venue_batch  # start-up: see the module doc
+
+    if batch:
+        return notes_venue_batch(
+            c.settings, c.store, venue_id, only=only, limit=limit, force=force, wait=wait, progress=console.PROGRESS
+        )
+    return notes_venue(c.settings, c.store, venue_id, only=only, limit=limit, force=force, progress=console.PROGRESS)
+
+
+def print_dry_run(
+    c: Context, venue_id: str, *, notes: bool, only: list[str] | None, limit: int | None, force: bool
+) -> None:
+    """What the run would ask and cost; reads only (no lock, no key)."""
+    from summarizer.summarize.dry_run import dry_run  # start-up: see the module doc
+    from summarizer.summarize.note_task import NoteTask  # start-up: see the module doc
+
+    from .note_views import print_dry_run as show  # start-up: see the module doc
+
+    task = NoteTask(c.settings) if notes else None
+    show(dry_run(c.settings, c.store, venue_id, task, only=only, limit=limit, force=force))
+
+
+@click.command()
+@click.argument("venue_id", metavar="VENUE")
+@click.argument("paper_ids", nargs=-1, metavar="[PAPER]...")
+@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
+@click.option("--force", is_flag=True, help="Ignore the cache and rewrite model notes (never approved or edited ones).")
+@click.option("--batch", is_flag=True, help="Through the provider's Batch API: half price, results within 24 h.")
+@click.option("--no-wait", is_flag=True, help="With --batch: submit and exit; run the same command later to collect.")
+@click.option("--dry-run", is_flag=True, help="Print the papers, tokens and cost (online and batch); ask nothing.")
+@pass_ctx
+def notes(
+    c: Context,
+    venue_id: str,
+    paper_ids: tuple[str, ...],
+    limit: int | None,
+    force: bool,
+    batch: bool,
+    no_wait: bool,
+    dry_run: bool,
+) -> None:
+    """Write a draft note for every paper (or the PAPERs named) whose summary is approved and text fetched."""
+    check_batch_flags(batch, no_wait, dry_run)
+    only = list(paper_ids) or None
+    if dry_run:
+        c.settings.venue(venue_id)
+        print_dry_run(c, venue_id, notes=True, only=only, limit=limit, force=force)
+        return
+    with c.locked(venue_id):
+        report = run_notes(c, venue_id, only=only, limit=limit, force=force, batch=batch, wait=not no_wait)
+    console.print_report(report)
+    finish(report.ok)
+
+
+# -- review notes ------------------------------------------------------------------------------------
+
+
+@click.group("notes")
+def review_notes() -> None:
+    """Review per-paper notes: list, show, approve, reject, edit (a note is reviewed apart from its summary)."""
+
+
+@review_notes.command("list")
+@click.argument("venue_id", metavar="VENUE")
+@click.option("--status", type=click.Choice(["draft", "approved", "rejected"]), help="Only notes in this state.")
+@pass_ctx
+def notes_list(c: Context, venue_id: str, status: str | None) -> None:
+    """A table of the venue's notes: note status, summary status, length, warnings, model, age."""
+    from summarizer.review.note_actions import listed_notes  # start-up: see the module doc
+
+    from .note_views import print_note_list  # start-up: see the module doc
+
+    c.settings.venue(venue_id)
+    print_note_list(c.settings, venue_id, listed_notes(c.store, venue_id, status=status), status=status)
+
+
+@review_notes.command("show")
+@click.argument("ref", metavar="VENUE/ID")
+@pass_ctx
+def notes_show(c: Context, ref: str) -> None:
+    """The note's page as Markdown (header and 一句话总结 included), its warnings and its history."""
+    from .note_views import print_note  # start-up: see the module doc
+
+    venue_id, paper = split_ref(ref)
+    c.settings.venue(venue_id)
+    print_note(c.settings, c.store.load(venue_id, paper))
+
+
+@review_notes.command("approve")
+@click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
+@click.option("--all", "approve_all", is_flag=True, help="Approve every note of VENUE that waits for review.")
+@pass_ctx
+def notes_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
+    """Approve notes for publishing (every named note is checked before any is saved)."""
+    from summarizer.review.note_actions import approvable_notes, approve_notes  # start-up: see the module doc
+
+    if approve_all:
+        if len(refs) != 1 or "/" in refs[0]:
+            raise UsageError("with --all give one VENUE: summarizer review notes approve ICML2026 --all")
+        with c.locked(refs[0]) as store:
+            tell(approve_notes(store, refs[0], None).lines)
+        return
+    by_venue: dict[str, list[str]] = {}
+    for ref in refs:
+        if "/" not in ref:
+            raise UsageError(
+                f"expected VENUE/ID, got {ref!r} (every note of a venue: review notes approve {ref} --all)"
+            )
+        venue_id, paper = split_ref(ref)
+        by_venue.setdefault(venue_id, []).append(paper)
+    with c.locked_venues(by_venue) as store:
+        checked = {venue_id: approvable_notes(store, venue_id, papers) for venue_id, papers in by_venue.items()}
+        tell([line for venue_id, records in checked.items() for line in approve_notes(store, venue_id, records).lines])
+
+
+@review_notes.command("reject")
+@click.argument("ref", metavar="VENUE/ID")
+@click.option("--note", required=True, help="Why: kept with the note for the next editor.")
+@pass_ctx
+def notes_reject(c: Context, ref: str, note: str) -> None:
+    """Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched)."""
+    from summarizer.review.note_actions import reject_note  # start-up: see the module doc
+
+    venue_id, paper = split_ref(ref)
+    with c.locked(venue_id) as store:
+        tell(reject_note(store, venue_id, paper, note=note).lines)
+
+
+@review_notes.command("edit")
+@click.argument("ref", metavar="VENUE/ID")
+@click.option(
+    "--file",
+    "path",
+    type=click.Path(path_type=Path, dir_okay=False, exists=True),
+    help="The note's new Markdown (its ## sections) from this file, instead of $EDITOR.",
+)
+@pass_ctx
+def notes_edit(c: Context, ref: str, path: Path | None) -> None:
+    """Edit a note's Markdown (a new version by a human); opens $EDITOR unless --file is given."""
+    from summarizer.review.note_actions import save_note_edit  # start-up: see the module doc
+    from summarizer.review.note_editor import edit_note_in_editor, save_note_editor_result  # start-up
+
+    venue_id, paper = split_ref(ref)
+    if path is not None:
+        markdown = _read_note_file(path)
+        with c.locked(venue_id) as store:
+            tell(save_note_edit(store, store.load(venue_id, paper), markdown).lines)
+        return
+    c.settings.venue(venue_id)
+    # No lock while a person types: the result is checked against the version it started from.
+    edited = edit_note_in_editor(c.settings, c.store, venue_id, paper, editor=_run_editor, tell=console.warn)
+    if edited is None:
+        console.info("edit cancelled: nothing changed")
+        return
+    with c.locked(venue_id) as store:
+        tell(save_note_editor_result(c.settings, store, venue_id, paper, edited).lines)
+
+
+def _read_note_file(path: Path) -> str:
+    from summarizer.core import limits  # start-up: see the module doc
+
+    try:
+        data = path.read_bytes()[: limits.NOTE_FILE + 1]
+    except OSError as exc:
+        raise UsageError(f"--file {path}: cannot read it ({exc.strerror})") from exc
+    if len(data) > limits.NOTE_FILE:
+        raise UsageError(
+            f"--file {path}: over {limits.NOTE_FILE:,} bytes; a note is at most {limits.NOTE:,} characters"
+        )
+    try:
+        return data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"--file {path}: not UTF-8 text") from exc
+
+
+def _run_editor(text: str) -> str | None:
+    """``$EDITOR`` on ``text`` (a Markdown file); None when it was closed without saving."""
+    try:
+        return click.edit(text, extension=".md", require_save=True)
+    except click.ClickException as exc:
+        raise UsageError(f"could not run the editor ({exc.format_message()}): set $EDITOR, or use --file") from exc
