@@ -31,7 +31,7 @@ from summarizer.site.markdown_text import (
     yaml_scalar,
 )
 from summarizer.site.pages import PageEntry, sort_entries
-from summarizer.site.site_files import SHIPPED, THEME_FILES, mathjax_es5, mathjax_files
+from summarizer.site.site_files import SHIPPED, THEME_FILES, markdown_extensions, mathjax_es5, mathjax_files
 from summarizer.site.tags import tally, top_tags
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -340,12 +340,8 @@ class _Visible(HTMLParser):
 
 
 def render(source: str) -> _Visible:
-    md = markdown.Markdown(
-        # The site's toc and arithmatex, plus attr_list and def_list, which the site leaves out (attr_list
-        # can set any attribute): the escaping holds even if an editor turns them on.
-        extensions=["toc", "pymdownx.arithmatex", "attr_list", "def_list"],
-        extension_configs={"pymdownx.arithmatex": {"generic": True}, "toc": {"permalink": True}},
-    )
+    names, options = markdown_extensions()  # the site's own, the reference's: attr_list, critic, mark …
+    md = markdown.Markdown(extensions=names, extension_configs=options)
     parser = _Visible()
     parser.feed(md.convert(source))
     return parser
@@ -434,6 +430,7 @@ _SYNTAX = [
     *"ab 中_*`$\\[](){}<>&!#:@/.-+=",
     *["\\(", "\\)", "\\[", "\\]", "<b>", "&lt;", "<3", "$$", "**", "{:", "\\href"],
     *["\\(x\\)", "$x$", "`x`", "**x**", "{: .c}", "{#i}", "](", "A*"],
+    *["{++", "++}", "{--", "--}", "{==", "==}", "{>>", "<<}", "{~~", "~>", "~~}", "==", "!!! ", "??? ", "[ ] "],
 ]
 _PIECE = st.one_of(
     st.sampled_from(_SYNTAX),

@@ -18,9 +18,8 @@ from conftest import REAL_FIXTURES, Project
 from summarizer.core.config import Settings
 from summarizer.core.records import Record
 from summarizer.core.store import Store
-from summarizer.site.build import build_site, site_view
+from summarizer.site.build import build_site
 from summarizer.site.markdown_text import escape_block_start, escape_summary
-from summarizer.site.paper_page import paper_page
 from summarizer.site.related import Doc, rank
 from summarizer.site.tags import slugs
 
@@ -62,7 +61,7 @@ def test_a_paper_page_shows_what_the_record_knows(project: Project) -> None:
     _, _, docs = built(project)
     page = (docs / "ICML2026/llm_pretraining/2601.00020.md").read_text("utf-8")
     assert "# Quantized Attention\n" in page
-    assert "**🧪 ICML2026** · Oral · [📚 预训练](index.md)" in page
+    assert "**[🧪 ICML2026](../index.md)** · Oral · [📚 预训练](index.md)" in page
     assert "**作者：** Ada Lovelace, Alan &lt;Turing>" in page  # outside text is escaped
     links = "[arXiv](https://arxiv.org/abs/2601.00020) · [PDF](https://arxiv.org/pdf/2601.00020) · "
     assert links + "[来源](https://openreview.net/forum?id=abc) · [代码](https://github.com/example/qattn)" in page
@@ -70,20 +69,8 @@ def test_a_paper_page_shows_what_the_record_knows(project: Project) -> None:
     assert "## 一句话总结\n\n本文提出一种低比特量化注意力" in page
     related = page.split("## 相关论文\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert 1 <= len(related) <= 5 and all(line.startswith("- [") for line in related)
-    assert "## 笔记" not in page  # no note yet: the page is the summary and the metadata
-
-
-def test_a_note_goes_under_the_summary_and_is_indexed(project: Project) -> None:
-    settings, store, _ = built(project)
-    from summarizer.site.build import _gather, build_report
-
-    grouped = _gather(settings, store, settings.venues, drafts=False, report=build_report("x"))
-    view = site_view(settings, grouped, drafts=False, cache_dir=None)
-    entry = view.by_key["ICML2026/2601.00020"]
-    page = paper_page(view, settings.venue("ICML2026"), entry, note="### 方法\n\n笔记正文。")
-    body, rest = page.split("<!-- not indexed -->", 1)
-    assert body.index("## 一句话总结") < body.index("## 笔记\n\n### 方法\n\n笔记正文。") < body.index("</div>")
-    assert "笔记" not in rest
+    assert 'class="paper-note"' not in page  # no note: the page is the summary and the metadata
+    assert page.endswith("[← 返回 📚 预训练](index.md) · [🧪 ICML2026](../index.md)\n")  # its field, its venue
 
 
 def test_tags_have_one_page_each_listing_papers_venue_by_venue(project: Project) -> None:

@@ -21,6 +21,11 @@ The site renders Markdown with Python-Markdown and ``pymdownx.arithmatex``
   ``&`` opening a char reference  ``&amp;`` (``&lt;`` shows as written)
   ``]`` followed by ``(``          ``&#93;`` (no link, no image)
   ``{`` right after math          ``\\{`` (attr_list would eat it)
+  ``{`` opening a critic mark      ``&#123;`` (``{++``, ``{--``, ``{==``, ``{>>``,
+                                  ``{~~``: pymdownx.critic reads them before
+                                  anything else, escapes included)
+  ``}`` closing a critic mark      ``&#125;`` (``++}`` …)
+  ``=`` beside another ``=``       ``&#61;`` (``==x==`` is pymdownx.mark's)
   ==============================  ======================================
 
   ``[`` is never written as ``\\[`` (that opens display math); in a link text
@@ -48,10 +53,14 @@ from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
 from summarizer.core.unsafe_tex import unsafe_tex_commands
 
+# A critic mark's opening (pymdownx.critic): read in the page's raw text, before code, math or escapes.
+CRITIC_OPENER = re.compile(r"\{(?:\+\+|--|==|>>|~~)")
+_CRITIC_KINDS = ("++", "--", "==", ">>", "~~")
+_CRITIC_CLOSERS = ("++", "--", "==", "<<", "~~")
 # What arithmatex (inline_syntax dollar + round, smart_dollar) reads as inline math.
 _INLINE_MATH = re.compile(f"(?:{RE_SMART_DOLLAR_INLINE}|{RE_BRACKET_INLINE})")
-# Python-Markdown's escapable characters, plus '$' which arithmatex adds.
-_ESCAPABLE = frozenset("\\`*_{}[]()>#+-.!$")
+# Python-Markdown's escapable characters, plus '$' (arithmatex's) and '=' (pymdownx.mark's).
+_ESCAPABLE = frozenset("\\`*_{}[]()>#+-.!$=")
 # An '&' that HTML could read as a character reference (numeric ones even without ';').
 _AMP_REF = re.compile(r"&(?:#|[A-Za-z0-9]+;)")
 # '<' opening a tag, comment, declaration, autolink or (anything up to an '@') a mail autolink.
@@ -79,8 +88,9 @@ def split_math(text: str) -> list[tuple[bool, str]]:
             pieces.append((False, text[pos:end]))
             pos = end
             continue
-        if unsafe_tex_commands(m.group(0)):
-            # TeX that could make a link or a style never reaches MathJax: it shows as written.
+        if unsafe_tex_commands(m.group(0)) or CRITIC_OPENER.search(m.group(0)):
+            # TeX that could make a link or a style never reaches MathJax, and a critic mark inside math would
+            # be read before the math: either shows as written.
             pieces.append((False, text[pos : m.end()]))
             pos = m.end()
             continue
@@ -99,7 +109,7 @@ def split_math(text: str) -> list[tuple[bool, str]]:
     return merged
 
 
-_PLAIN_SPECIAL = re.compile(r"[*`$_\\<&\]{]")
+_PLAIN_SPECIAL = re.compile(r"[*`$_\\<&\]{}=]")
 
 
 def _escape_plain(text: str, *, after_math: bool, tag_starts: frozenset[int] = frozenset(), offset: int = 0) -> str:
@@ -121,9 +131,21 @@ def _escape_plain(text: str, *, after_math: bool, tag_starts: frozenset[int] = f
             return "&amp;" if _AMP_REF.match(text, i) else "&"
         if ch == "]":
             return "&#93;" if nxt == "(" else "]"
-        return "\\{" if i == 0 and after_math else "{"  # ch == "{"
+        return _escape_brace_or_equals(text, i, after_math=after_math)
 
     return _PLAIN_SPECIAL.sub(escape, text)
+
+
+def _escape_brace_or_equals(text: str, i: int, *, after_math: bool) -> str:
+    """``{``, ``}`` or ``=`` at ``text[i]``: inert for attr_list, pymdownx.critic and pymdownx.mark."""
+    ch = text[i]
+    if ch == "=":
+        return "&#61;" if "=" in (text[i + 1 : i + 2], text[i - 1 : i]) else "="
+    if ch == "}":
+        return "&#125;" if text[i - 2 : i] in _CRITIC_CLOSERS else "}"
+    if text[i + 1 : i + 3] in _CRITIC_KINDS:
+        return "&#123;"
+    return "\\{" if i == 0 and after_math else "{"
 
 
 def _escaped_pieces(text: str) -> list[tuple[bool, str]]:
@@ -174,6 +196,8 @@ def _split_code_and_marks(text: str) -> list[tuple[str, str]]:
             continue
         pos = 0
         for m in _CODE_SPAN.finditer(segment):
+            if CRITIC_OPENER.search(m.group(0)):
+                continue  # critic would read it before the code span: text, escaped
             add_text(segment[pos : m.start()])
             pieces.append(("code", m.group(0)))
             pos = m.end()
@@ -299,14 +323,21 @@ def yaml_scalar(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
+def escape_html(text: str) -> str:
+    """Outside text inside the page's raw HTML: HTML-escaped, and no critic mark (critic reads raw HTML too)."""
+    escaped = html.escape(clean(text), quote=True)
+    return CRITIC_OPENER.sub(lambda m: "&#123;" + m.group(0)[1:], escaped) if "{" in escaped else escaped
+
+
 def meta_text(text: str) -> str:
     """Front-matter text MkDocs themes put into HTML attributes unescaped: HTML-escape it."""
     return html.escape(clean(text), quote=True)
 
 
 # What Markdown reads at the start of a block (a definition, a paragraph of its own): a heading, a quote, a
-# list item, a definition (``:``) or a fence.  Escaped where a summary starts a block: the rest is inline.
-_BLOCK_START = re.compile(r"(?P<mark>#|>|[-+](?=\s)|:|~~~)|(?P<number>\d+)\.(?=\s)")
+# list item, a definition (``:``), a fence, an admonition (``!!!``) or a collapsible block (``???``).
+# Escaped where a summary starts a block: the rest is inline.
+_BLOCK_START = re.compile(r"(?P<mark>#|>|[-+](?=\s)|:|~~~|!!!|\?\?\?)|(?P<number>\d+)\.(?=\s)")
 
 
 def escape_block_start(markdown: str) -> str:
@@ -317,7 +348,7 @@ def escape_block_start(markdown: str) -> str:
     if m.group("number") is not None:
         return f"{m.group('number')}\\.{markdown[m.end() :]}"
     mark = m.group("mark")
-    if mark in (":", "~~~"):
+    if mark in (":", "~~~", "!!!", "???"):
         return f"&#{ord(mark[0])};{markdown[1:]}"
     return "\\" + markdown
 

@@ -8,6 +8,7 @@ of one build reads: the papers by venue and field, the tags' tally and file name
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from summarizer.core.config import FieldSpec, Settings, TagSettings, Venue
+from summarizer.core.ids import strip_version
 from summarizer.core.records import Record, Version
 from summarizer.core.rules import normalize_tags
 
@@ -146,6 +148,21 @@ class SiteView:
                     self.by_key[paper_key(venue_id, entry.record.id)] = entry
                     for key in {tag_key(tag) for tag in entry.tags}:
                         self._tagged.setdefault(key, []).append((venue_id, field_id, entry))
+
+    @functools.cached_property
+    def arxiv_pages(self) -> dict[str, tuple[str, str]]:
+        """arXiv id (no version) -> (paper key, its page as a paper page links it) for this build's papers.
+
+        The same paper filed at two venues is found at the first, in config order.
+        """
+        pages: dict[str, tuple[str, str]] = {}
+        for venue_id, by_field in self.grouped.items():
+            for field_id, entries in by_field.items():
+                for e in entries:
+                    if e.record.arxiv_id:
+                        href = f"../../{venue_id}/{field_id}/{paper_file(e.record.id)}"
+                        pages.setdefault(strip_version(e.record.arxiv_id), (paper_key(venue_id, e.record.id), href))
+        return pages
 
     def tagged(self, key: str) -> list[tuple[str, str, PageEntry]]:
         """``(venue id, field id, entry)`` of every paper with the tag, in page order."""

@@ -6,9 +6,10 @@ it), the tags (each to its tag page), the summary, the note when there is one, a
 ``site.related`` related papers from any venue.  The part above the related papers is what the site's
 search indexes (``data-pagefind-body``).
 
-Notes: ``paper_page(..., note=...)`` takes an approved note's Markdown, already made safe for the page,
-and places it under the summary (``templates/paper.md.j2``, the ``note`` block).  This build passes
-none: the notes issue writes them.
+A paper with a note shown (``paper_note``: the approved one; in the preview the newest) reads as the
+reference's note page: the note's own title and bold metadata lines, then the page's lines above
+(venue, field, authors, links, tags), then the note's 一句话总结 and sections in place of the summary.
+The page links back to its field's page and its venue's page, with or without a note.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from summarizer.core.ids import strip_version
 from .markdown_text import (
     escape_block_start,
     escape_heading,
+    escape_html,
     escape_inline,
     escape_link_text,
     escape_summary,
@@ -31,6 +33,7 @@ from .markdown_text import (
     yaml_scalar,
 )
 from .pages import PageEntry, SiteView, label, paper_file
+from .paper_note import NOTE_CLASS, page_note
 from .tags import venue_anchor
 
 # A repository named in the paper's comment or abstract ("Code: https://github.com/org/repo").
@@ -67,8 +70,8 @@ def _tier(entry: PageEntry) -> str:
     return escape_inline(tier[:1].upper() + tier[1:]) if tier else ""
 
 
-def paper_page(view: SiteView, venue: Venue, entry: PageEntry, note: str | None = None) -> str:
-    """The page of one paper; ``note``: an approved note's Markdown, safe for the page (none yet)."""
+def paper_page(view: SiteView, venue: Venue, entry: PageEntry) -> str:
+    """The page of one paper, with its note when the build shows one."""
     record, version = entry.record, entry.version
     spec = view.fields[version.field]
     related = []
@@ -87,14 +90,15 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry, note: str | None 
         meta_description=yaml_scalar(meta_text(_clip(version.summary))),
         nav_key=view.nav_key(venue.id),
         heading=escape_heading(record.title),
-        venue_label=escape_inline(label(venue.emoji, venue.name)),
+        venue_label=escape_link_text(label(venue.emoji, venue.name)),
         tier=_tier(entry),
         field_label=escape_link_text(label(spec.emoji, spec.name)),
         authors=escape_inline(", ".join(record.authors)),
         links=[f"[{name}]({url})" for name, url in paper_links(entry)],
         tags=[f"[{escape_link_text(tag)}]({view.tag_href(tag, venue.id, 2)})" for tag in entry.tags],
         summary=escape_block_start(escape_summary(version.summary)) + entry.mark,
-        note=note,
+        note=page_note(view, venue.id, entry),
+        note_class=NOTE_CLASS,
         related=related,
     )
 
@@ -115,7 +119,7 @@ def tag_page(view: SiteView, key: str) -> str:
         href = f"../../{venue_id}/{field_id}/{paper_file(e.record.id).removesuffix('.md')}/"
         field = html.escape(label(view.fields[field_id].emoji, view.fields[field_id].name))
         by_venue.setdefault(venue_id, []).append(
-            f'<li><a href="{href}">{html.escape(e.record.title)}</a> · {field}</li>'
+            f'<li><a href="{href}">{escape_html(e.record.title)}</a> · {field}</li>'
         )
     for venue in view.settings.venues:
         papers = by_venue.get(venue.id)

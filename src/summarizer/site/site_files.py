@@ -40,6 +40,24 @@ THEME_FILES = (
     "hooks/search_index.py",
 )
 _SHIPPED_FROM = {"javascripts/mathjax.js": "mathjax.js", "javascripts/search.js": "search.js"}
+# The reference site's Markdown extensions, in its order and with its options (its own mkdocs.yml), so a
+# note imported from it renders as it did there.  Every text the site writes itself is escaped for all of
+# them (``markdown_text``); a note passes ``core.note_markdown.safe_markdown``.
+MARKDOWN_EXTENSIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("pymdownx.arithmatex", {"generic": True}),
+    ("pymdownx.highlight", {"anchor_linenums": True}),
+    ("pymdownx.superfences", {}),
+    ("pymdownx.details", {}),
+    ("pymdownx.mark", {}),
+    ("pymdownx.critic", {}),
+    ("pymdownx.tasklist", {"custom_checkbox": True}),
+    ("admonition", {}),
+    ("def_list", {}),
+    ("tables", {}),
+    ("attr_list", {}),
+    ("md_in_html", {}),
+    ("toc", {"permalink": True, "toc_depth": 2}),
+)
 
 
 def mathjax_es5() -> Path | None:
@@ -108,6 +126,16 @@ def _extra(settings: Settings) -> str:
     return yaml.safe_dump({"extra": extra}, allow_unicode=True, sort_keys=True) if extra else ""
 
 
+def markdown_extensions() -> tuple[list[str], dict[str, dict[str, Any]]]:
+    """The site's Markdown extensions as Python-Markdown takes them: (names, options by name)."""
+    return [name for name, _ in MARKDOWN_EXTENSIONS], {name: dict(opts) for name, opts in MARKDOWN_EXTENSIONS if opts}
+
+
+def _extensions_yaml() -> str:
+    items = [{name: opts} if opts else name for name, opts in MARKDOWN_EXTENSIONS]
+    return yaml.safe_dump(items, allow_unicode=True, sort_keys=False, default_flow_style=False)
+
+
 def mkdocs_yml(view: SiteView) -> str:
     settings = view.settings
     venues = []
@@ -128,6 +156,7 @@ def mkdocs_yml(view: SiteView) -> str:
         publisher=_publisher_keys(settings),
         theme=_indent(_theme_keys(settings), 2),
         extra=_extra(settings),
+        markdown_extensions=_indent(_extensions_yaml(), 2),
         extra_css=[yaml_scalar(css) for css in ["stylesheets/site.css", *settings.site.extra_css]],
         mathjax=yaml_scalar(mathjax),
         home_title=_nav_title("首页"),
