@@ -17,6 +17,8 @@ from summarizer.core.store import Store
 from summarizer.site.build import build_site
 from summarizer.site.paper_note import NOTE_DRAFT_MARK, NOTE_REVISION_MARK
 from summarizer.site.site_files import markdown_extensions
+from summarizer.summarize.note_answer import check_note
+from summarizer.testing.fake_requests import default_note
 
 # ICML2026/2601.00015 "Chain of Thought at Scale" (llm_reasoning); ICLR2026/2602.00021 "Scaling Laws Revisited".
 PAPER = ("ICML2026", "2601.00015")
@@ -64,7 +66,9 @@ def with_note(store: Store, venue: str, paper: str, markdown_text: str, *, appro
 
 def built_page(project: Project, *, drafts: bool = False, note: str = NOTE, approve: bool = True) -> str:
     settings, store = sample_store(project)
-    with_note(store, *PAPER, note, approve=approve)
+    record = with_note(store, *PAPER, note, approve=approve)
+    record.authors = ["Ada Lovelace", "Alan <Turing>"]
+    store.save(record)
     root = Path(build_site(settings, store, None, drafts=drafts).subject)
     return (root / "docs" / PAGE).read_text("utf-8")
 
@@ -76,9 +80,10 @@ def test_an_approved_note_reads_as_the_reference_note_page_with_the_paper_pages_
         '<div class="paper-note" markdown="1">\n\n# Chain of Thought at Scale\n',
         "**会议**: ICML2026  \n**arXiv**: [2601.00015](https://arxiv.org/abs/2601.00015)  \n",
         "**领域**: LLM 推理  \n**关键词**: 推理, LLM\n\n</div>",
-        '<div class="paper-about" markdown="1">\n\n**[🧪 ICML2026](../index.md)** · [💡 LLM 推理](index.md)',
-        "**链接：** [arXiv](https://arxiv.org/abs/2601.00015) · [PDF](https://arxiv.org/pdf/2601.00015)",
-        "**标签：** [推理](../../tags/推理.md#v-ICML2026)",
+        # The page's own lines, in the style of the note's: its links (the PDF too) and its tags, linked.
+        '<div class="paper-about" markdown="1">\n\n**作者**: Ada Lovelace, Alan &lt;Turing>  \n'
+        "**链接**: [arXiv](https://arxiv.org/abs/2601.00015) · [PDF](https://arxiv.org/pdf/2601.00015)  \n"
+        "**标签**: [推理](../../tags/推理.md#v-ICML2026) · [LLM](../../tags/llm.md#v-ICML2026)\n\n</div>",
         '<div class="paper-note" markdown="1">\n\n## 一句话总结\n本文提出一种面向推理的新方法',
         "## 研究背景与动机\n1. **领域现状**",
         "| 本文 | 71.2 |",
@@ -224,3 +229,13 @@ def test_a_site_with_notes_builds_strict_and_every_link_resolves(project: Projec
     assert broken_links(root / "site") == []
     built = (root / "site" / "ICLR2026" / "llm_pretraining" / "2602.00021" / "index.html").read_text("utf-8")
     assert 'href="../../../ICML2026/llm_reasoning/2601.00015/"' in built  # across venues and fields
+
+
+def test_a_models_key_designs_render_as_a_list_of_designs_each_with_its_points() -> None:
+    body = {"messages": [{"role": "user", "content": "标题：Sparse Things\n<paper>\n标题：Sparse Things\n71.2</paper>"}]}
+    checked = check_note(default_note(body), ratings=False)
+    names, options = markdown_extensions()
+    page = markdown.markdown(checked.markdown, extensions=names, extension_configs=options)
+    designs = page.split("关键设计", 1)[1].split("</ol>", 1)[0]
+    assert designs.count("<ol>") == 1 and designs.count("<ul>") == 3  # (the reference's notes indent three: flat)
+    assert designs.count("做什么：") == 3

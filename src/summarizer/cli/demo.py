@@ -9,10 +9,12 @@ recorded summaries written for the demo.  Nothing leaves the machine and no key
 is needed.
 
 It approves the drafts it writes but for a few that ``papers.yaml`` leaves for the editor, each
-flagged by a warning (an invented number, a near-duplicate, a length outside the house range), and
-ends with the commands that review them: those commands run in the demo folder with the same
-stand-ins (``demo_stand_ins``), so the editor's loop works offline too.  It never approves a draft
-it did not write in this run: a second run leaves an editor's edits and regenerations as they are.
+flagged by a warning (an invented number, a near-duplicate, a length outside the house range), then
+writes a note for every paper it approved (the recorded notes of ``papers.yaml``) and approves those
+too, but for one note it leaves for the editor (flagged: a number not in the paper).  It ends with the
+commands that review them: those commands run in the demo folder with the same stand-ins
+(``demo_stand_ins``), so the editor's loop works offline too.  It never approves a draft it did not
+write in this run: a second run leaves an editor's edits and regenerations as they are.
 
 The demo's files live in ``examples/demo/`` of the repository; the wheel ships
 them as ``summarizer/demo_data/`` (see ``pyproject.toml``).  The demo runs in a
@@ -34,12 +36,14 @@ from summarizer.core import locks
 from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.errors import SummarizerError, UsageError
-from summarizer.core.report import plural
+from summarizer.core.report import Report, plural
 from summarizer.core.store import Store
 from summarizer.fetch import fetch_venue
 from summarizer.review.actions import approve
+from summarizer.review.note_actions import approve_notes
 from summarizer.site import build_site
 from summarizer.summarize.batch import summarize_venue_batch
+from summarizer.summarize.notes import notes_venue, notes_venue_batch
 from summarizer.summarize.online import summarize_venue
 
 from .demo_closing import closing_note
@@ -104,9 +108,42 @@ def _approve_what_it_wrote(
     return len(written)
 
 
-def _run_stages(settings: Settings, store: Store, batch: bool, left: set[str]) -> tuple[bool, int]:
-    """Every venue fetched, summarised and its new drafts approved (but ``left``), under the venue's lock."""
-    ok, approved = True, 0
+def _note_versions(store: Store, venue_id: str) -> dict[str, int | None]:
+    """Each paper's newest note version now (None: no note), to tell what this run writes."""
+    return {r.id: (r.notes.current.number if r.notes.current else None) for r in store.records(venue_id)}
+
+
+def _approve_notes_it_wrote(store: Store, venue_id: str, before: dict[str, int | None], left: set[str]) -> int:
+    """Approve the notes this run wrote, but those ``left`` for the editor (never a note it did not write)."""
+    written = [
+        r
+        for r in store.records(venue_id)
+        if r.notes.current is not None
+        and r.notes.current.origin == "llm"
+        and r.notes.status == "draft"
+        and before.get(r.id) != r.notes.current.number
+        and f"{venue_id}/{r.id}" not in left
+    ]
+    if written:
+        approve_notes(store, venue_id, written)
+    return len(written)
+
+
+def _write_notes(settings: Settings, store: Store, venue_id: str, batch: bool, left: set[str]) -> tuple[Report, int]:
+    """A note for each paper whose summary is approved, approved in turn (but ``left``)."""
+    before = _note_versions(store, venue_id)
+    write = notes_venue_batch if batch else notes_venue
+    report = write(settings, store, venue_id, progress=console.PROGRESS)
+    console.print_report(report)
+    return report, _approve_notes_it_wrote(store, venue_id, before, left)
+
+
+def _run_stages(
+    settings: Settings, store: Store, batch: bool, left: set[str], notes_left: set[str]
+) -> tuple[bool, int, int]:
+    """Every venue fetched, summarised, its new drafts approved (but ``left``), then its notes written and approved
+    (but ``notes_left``), under the venue's lock; (all went well, summaries approved, notes approved)."""
+    ok, approved, notes_approved = True, 0, 0
     progress = console.PROGRESS
     for venue in settings.venues:
         with locks.venue(store, venue.id):
@@ -119,8 +156,10 @@ def _run_stages(settings: Settings, store: Store, batch: bool, left: set[str]) -
                 summarized = summarize_venue(settings, store, venue.id, progress=progress)
             console.print_report(summarized)
             approved += _approve_what_it_wrote(settings, store, venue.id, before, left)
-        ok = ok and fetched.ok and summarized.ok
-    return ok, approved
+            noted, n = _write_notes(settings, store, venue.id, batch, notes_left)
+            notes_approved += n
+        ok = ok and fetched.ok and summarized.ok and noted.ok
+    return ok, approved, notes_approved
 
 
 def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
@@ -132,16 +171,17 @@ def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
     settings = load_settings(folder / "config.yaml")
     papers = load_papers(folder / "papers.yaml")
     left = {f"{p.venue}/{p.paper.arxiv_id}" for p in papers if p.left_for_review}
+    notes_left = {f"{p.venue}/{p.paper.arxiv_id}" for p in papers if p.note_left_for_review}
     store = Store(settings.outputs_dir)
     console.info(
         f"demo: {len(papers)} fictional papers, {len(settings.venues)} venues, "
         f"offline stand-ins for arXiv and the model provider; writing to {os.path.relpath(folder)}/"
     )
     with stand_ins(settings, papers, latency=REPLAY_LATENCY_S):
-        ok, approved = _run_stages(settings, store, batch, left)
+        ok, approved, notes_approved = _run_stages(settings, store, batch, left, notes_left)
         console.info(
-            f"review: approved the {plural(approved, 'draft')} this run wrote that need no second look; "
-            "the flagged ones wait for you (listed below)"
+            f"review: approved the {plural(approved, 'draft')} and {plural(notes_approved, 'note')} this run wrote "
+            "that need no second look; the flagged ones wait for you (listed below)"
         )
         with locks.site(settings.outputs_dir, drafts=False):
             report = build_site(settings, store, None, drafts=False)

@@ -9,6 +9,10 @@ on the demo with no key and no network.  Anywhere else these commands talk to th
 
 A regenerate with feedback (审稿意见 in the prompt) is answered with the paper's ``revised`` answer when it
 has one: the demo's flagged drafts come with the summary an editor's feedback would get back.
+
+A request for a paper's note (``summarizer notes``, ``regen --notes``) is answered with the paper's recorded
+``note`` (its ``note_revised`` on feedback); a paper recorded without one gets the stand-in's generic note
+(``fake_requests.default_note``: Chinese sections naming the title, a table of the paper's own numbers).
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ import yaml
 from summarizer.core.config import Settings
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI, paper_title
-from summarizer.testing.fake_requests import prompt_text
+from summarizer.testing.fake_requests import default_note, is_note_request, prompt_text
 
 PAPERS_FILE = "papers.yaml"
 PLACEHOLDER_KEY = "demo-placeholder-not-a-real-key"
@@ -42,6 +46,9 @@ class DemoPaper:
     answer: dict[str, Any]
     revised: dict[str, Any] | None = None  # the answer to a regenerate with feedback
     left_for_review: bool = False  # the demo leaves its draft for the editor
+    note: dict[str, Any] | None = None  # the recorded answer to a request for the paper's note
+    note_revised: dict[str, Any] | None = None  # … to a note's regenerate with feedback
+    note_left_for_review: bool = False  # the demo leaves its draft note for the editor
 
 
 def load_papers(path: Path) -> list[DemoPaper]:
@@ -58,17 +65,24 @@ def load_papers(path: Path) -> list[DemoPaper]:
             published="2026-12-01T08:00:00Z",
             sections=list(item["sections"].items()),
         )
-        revised = item.get("revised")
         papers.append(
             DemoPaper(
                 venue=item["venue"],
                 paper=paper,
                 answer=dict(item["answer"]),
-                revised=dict(revised) if revised else None,
+                revised=_optional(item, "revised"),
                 left_for_review=bool(item.get("left_for_review")),
+                note=_optional(item, "note"),
+                note_revised=_optional(item, "note_revised"),
+                note_left_for_review=bool(item.get("note_left_for_review")),
             )
         )
     return papers
+
+
+def _optional(item: dict[str, Any], key: str) -> dict[str, Any] | None:
+    value = item.get(key)
+    return dict(value) if value else None
 
 
 def demo_papers(settings: Settings) -> list[DemoPaper] | None:
@@ -89,7 +103,8 @@ def demo_papers(settings: Settings) -> list[DemoPaper] | None:
 
 
 def replay(papers: list[DemoPaper]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    """The stand-in provider's answer: the recorded summary of the paper the prompt names (revised on feedback)."""
+    """The stand-in provider's answer: the recorded summary or note of the paper the prompt names (revised on
+    feedback)."""
     by_title = {p.paper.title: p for p in papers}
 
     def answer(body: dict[str, Any]) -> dict[str, Any]:
@@ -97,7 +112,12 @@ def replay(papers: list[DemoPaper]) -> Callable[[dict[str, Any]], dict[str, Any]
         if title not in by_title:
             raise KeyError(f"no recorded answer for {title!r}")
         paper = by_title[title]
-        if paper.revised is not None and FEEDBACK_MARK in prompt_text(body):
+        feedback = FEEDBACK_MARK in prompt_text(body)
+        if is_note_request(body):
+            if feedback and paper.note_revised is not None:
+                return paper.note_revised
+            return paper.note if paper.note is not None else default_note(body)
+        if feedback and paper.revised is not None:
             return paper.revised
         return paper.answer
 

@@ -33,7 +33,7 @@ from .markdown_text import (
     yaml_scalar,
 )
 from .pages import PageEntry, SiteView, label, paper_file
-from .paper_note import NOTE_CLASS, page_note
+from .paper_note import NOTE_CLASS, PageNote, page_note
 from .tags import venue_anchor
 
 # A repository named in the paper's comment or abstract ("Code: https://github.com/org/repo").
@@ -70,12 +70,10 @@ def _tier(entry: PageEntry) -> str:
     return escape_inline(tier[:1].upper() + tier[1:]) if tier else ""
 
 
-def paper_page(view: SiteView, venue: Venue, entry: PageEntry) -> str:
-    """The page of one paper, with its note when the build shows one."""
-    record, version = entry.record, entry.version
-    spec = view.fields[version.field]
-    related = []
-    for key in view.related.get(f"{venue.id}/{record.id}", []):
+def _related(view: SiteView, venue: Venue, record_id: str) -> list[str]:
+    """The related papers' lines: each title linked to its page, with its venue and field."""
+    lines = []
+    for key in view.related.get(f"{venue.id}/{record_id}", []):
         other = view.by_key.get(key)
         if other is None:
             continue
@@ -83,23 +81,48 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry) -> str:
         other_field = view.fields[other.version.field]
         href = f"../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id)}"
         where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
-        where = escape_inline(where)
-        related.append(f"[{escape_link_text(other.record.title)}]({href}) · {where}")
+        lines.append(f"[{escape_link_text(other.record.title)}]({href}) · {escape_inline(where)}")
+    return lines
+
+
+def _about(view: SiteView, venue: Venue, entry: PageEntry, note: PageNote | None) -> str:
+    """The page's own lines: the venue and field (linked), authors, links and tags.
+
+    Under a note they follow its bold metadata lines in their style (its header already names the venue and
+    the field: the links back to them end the page); without one, a paragraph each under the title.
+    """
+    record = entry.record
+    authors = escape_inline(", ".join(record.authors))
+    links = " · ".join(f"[{name}]({url})" for name, url in paper_links(entry))
+    tags = " · ".join(f"[{escape_link_text(tag)}]({view.tag_href(tag, venue.id, 2)})" for tag in entry.tags)
+    about = [("作者", authors), ("链接", links), ("标签", tags)]
+    if note is not None:
+        lines = "  \n".join(f"**{name}**: {value}" for name, value in about if value)
+        return f"{lines}\n\n{note.mark}" if note.mark else lines
+    spec = view.fields[entry.version.field]
+    tier = _tier(entry)
+    place = f"**[{escape_link_text(label(venue.emoji, venue.name))}](../index.md)**{f' · {tier}' if tier else ''}"
+    paragraphs = [f"{place} · [{escape_link_text(label(spec.emoji, spec.name))}](index.md)"]
+    return "\n\n".join(paragraphs + [f"**{name}：** {value}" for name, value in about if value])
+
+
+def paper_page(view: SiteView, venue: Venue, entry: PageEntry) -> str:
+    """The page of one paper, with its note when the build shows one."""
+    record, version = entry.record, entry.version
+    spec = view.fields[version.field]
+    note = page_note(view, venue.id, entry)
     return view.env.get_template("paper.md.j2").render(
         meta_title=yaml_scalar(meta_text(f"{record.title} · {venue.name}")),
         meta_description=yaml_scalar(meta_text(_clip(version.summary))),
         nav_key=view.nav_key(venue.id),
         heading=escape_heading(record.title),
-        venue_label=escape_link_text(label(venue.emoji, venue.name)),
-        tier=_tier(entry),
-        field_label=escape_link_text(label(spec.emoji, spec.name)),
-        authors=escape_inline(", ".join(record.authors)),
-        links=[f"[{name}]({url})" for name, url in paper_links(entry)],
-        tags=[f"[{escape_link_text(tag)}]({view.tag_href(tag, venue.id, 2)})" for tag in entry.tags],
+        about=_about(view, venue, entry, note),
         summary=escape_block_start(escape_summary(version.summary)) + entry.mark,
-        note=page_note(view, venue.id, entry),
+        note=note,
         note_class=NOTE_CLASS,
-        related=related,
+        venue_label=escape_link_text(label(venue.emoji, venue.name)),
+        field_label=escape_link_text(label(spec.emoji, spec.name)),
+        related=_related(view, venue, record.id),
     )
 
 

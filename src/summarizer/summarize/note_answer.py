@@ -197,7 +197,8 @@ def _method(method: dict[str, Any]) -> list[str]:
     lines = [f"## {HEADINGS['method']}", "", "### 整体框架", _prose(method["overview"]), "", "### 关键设计", ""]
     for i, design in enumerate(method["key_designs"], start=1):
         lines += [f"{i}. **{design['name']}**"]
-        lines += [f"   - {label}：{design[key]}" for key, label in DESIGN_LABELS.items()]
+        # Four spaces: Python-Markdown nests a list only that deep (the reference's three make its items flat).
+        lines += [f"    - {label}：{design[key]}" for key, label in DESIGN_LABELS.items()]
         lines.append("")
     if method["training"]:
         lines += ["### 损失函数 / 训练策略", _prose(method["training"]), ""]
