@@ -46,6 +46,16 @@ def test_demo_builds_a_site_of_the_recorded_summaries(
         published = escape_inline(paper["answer"]["summary"]) in page
         assert published != bool(paper.get("left_for_review")), paper["title"]
     assert "🔥 **高频主题：** " in (docs / "ICML2026" / "llm_reasoning" / "index.md").read_text("utf-8")
+    # Each paper it approved has its recorded note on its page, in the reference's order, with a results table;
+    # the note it leaves for the editor is not published.
+    sections = ["## 一句话总结", "## 研究背景与动机", "## 方法详解", "## 实验关键数据", "## 亮点与洞察", "## 局限性"]
+    for paper in (p for p in papers if not p.get("left_for_review")):
+        page = (docs / paper["venue"] / paper["answer"]["field"] / f"{paper['arxiv_id']}.md").read_text("utf-8")
+        shown = not paper.get("note_left_for_review")
+        assert ('class="paper-note"' in page) == shown, paper["title"]
+        if shown:
+            assert [page.index(s) for s in sections] == sorted(page.index(s) for s in sections), paper["title"]
+            assert "\n|---|" in page.split("## 实验关键数据", 1)[1], paper["title"]
 
     # A second run costs nothing: every paper is cached, every page unchanged.
     before = {p: p.read_bytes() for p in (demo_copy / "outputs").rglob("*") if p.is_file()}

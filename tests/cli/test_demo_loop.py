@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from conftest import RunCli
-from demo_folder import DEMO_KEY, closing_commands, run_demo_in, store_of
+from demo_folder import DEMO_KEY, closing_command, closing_commands, run_demo_in, store_of
 from summarizer.cli import main
 from summarizer.cli.demo_closing import REGEN_FEEDBACK
 from summarizer.core.flags import warning_kind
@@ -27,10 +27,15 @@ def left_for_review(folder: Path) -> set[str]:
     return {f"{p['venue']}/{p['arxiv_id']}" for p in papers if p.get("left_for_review")}
 
 
-def waiting_lines(out: str) -> dict[str, str]:
-    """The closing note's drafts waiting for review: ref -> its warnings."""
-    block = out.split("for you to review, each flagged:\n", 1)[1].split("\n\n", 1)[0]
-    return dict(line.strip().split("  ", 1) for line in block.splitlines())
+def waiting_lines(out: str, heading: str = "waiting:") -> dict[str, str]:
+    """The closing note's papers waiting for review under ``heading`` (drafts, or notes): ref -> its warnings."""
+    block = out.split(f"  {heading}", 1)[1].split("each flagged:\n", 1)[1]
+    lines = []
+    for line in block.splitlines():
+        if not line.startswith("    "):
+            break
+        lines.append(line)
+    return dict(line.strip().split("  ", 1) for line in lines)
 
 
 def test_the_demo_leaves_a_draft_for_each_kind_of_warning_and_approves_the_rest(demo_run: tuple[Path, str]) -> None:
@@ -61,8 +66,9 @@ def test_the_closing_lines_run_as_printed_offline_and_with_no_key(
     demo_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     folder, out = demo_run
-    commands = {" ".join(argv[3:5]) if argv[3] == "review" else argv[3]: argv for argv in closing_commands(out)[:4]}
-    assert set(commands) == {"review serve", "review list", "regen", "build"}
+    printed = closing_commands(out)
+    commands = {" ".join(argv[3:5]) if argv[3] == "review" else argv[3]: argv for argv in printed[:4]}
+    assert set(commands) == {"review serve", "review list", "regen", "review notes"}
 
     code, said = run_as_printed(commands["regen"], capsys)
     assert code == 0, said
@@ -76,11 +82,36 @@ def test_the_closing_lines_run_as_printed_offline_and_with_no_key(
 
     code, listed = run_as_printed(commands["review list"], capsys)
     assert code == 0 and ref.split("/")[1] in listed
-    code, built = run_as_printed(commands["build"], capsys)
+    code, built = run_as_printed(closing_command(out, "build"), capsys)
     assert code == 0 and "pages written" in built
-    mkdocs = closing_commands(out)[4]
+    mkdocs = next(argv for argv in printed if argv[1:2] == ["serve"])
     assert mkdocs[1:3] == ["serve", "-f"] and Path(mkdocs[3]).is_file()
     assert os.environ.get(DEMO_KEY) is None
+
+
+def test_the_note_left_for_the_editor_is_rewritten_to_feedback_approved_and_published(
+    demo_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, out = demo_run
+    papers = yaml.safe_load((folder / "papers.yaml").read_text("utf-8"))["papers"]
+    left = next(p for p in papers if p.get("note_left_for_review"))
+    ref = f"{left['venue']}/{left['arxiv_id']}"
+    assert waiting_lines(out, "notes:") == {ref: "numbers not in the paper text: 69.4% (实验关键数据)"}
+    page = folder / "outputs/site/docs" / left["venue"] / left["answer"]["field"] / f"{left['arxiv_id']}.md"
+    assert 'class="paper-note"' not in page.read_text("utf-8")  # a draft note is not published
+
+    code, shown = run_as_printed(closing_command(out, "review", "notes", "show"), capsys)
+    assert code == 0 and "69.4%" in shown
+    regen = closing_command(out, "regen", ref)
+    assert "--notes" in regen
+    code, said = run_as_printed(regen, capsys)
+    assert code == 0, said
+    notes = store_of(folder).load(*ref.split("/")).notes
+    assert notes.current is not None and notes.current.number == 2 and notes.current.feedback == REGEN_FEEDBACK
+    assert "| MATH500 准确率 | 61.2% | 68.0% |" in notes.current.markdown and not notes.current.warnings
+    assert run_as_printed(closing_command(out, "review", "notes", "approve"), capsys)[0] == 0
+    assert run_as_printed(closing_command(out, "build"), capsys)[0] == 0
+    assert "| MATH500 准确率 | 61.2% | 68.0% |" in page.read_text("utf-8")
 
 
 def test_a_second_run_never_approves_drafts_it_did_not_write(
