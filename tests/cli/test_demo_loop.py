@@ -134,3 +134,18 @@ def test_a_second_run_never_approves_drafts_it_did_not_write(
         assert record.status == "draft", ref
     assert store.load("ICLR2026", "2612.90011").current.origin == "human"  # type: ignore[union-attr]
     assert store.load("ICML2026", "2612.90010").current.number == 2  # type: ignore[union-attr]
+
+
+def test_notes_in_the_demo_folder_are_answered_by_the_stand_ins_with_no_key(
+    demo_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, _ = demo_run
+    config = str(folder / "config.yaml")
+    assert main(["--config", config, "review", "approve", "ICML2026/2612.90010"]) == 0
+    capsys.readouterr()
+    assert main(["--config", config, "notes", "ICML2026"]) == 0
+    said = capsys.readouterr().err
+    assert "the demo's offline stand-ins" in said and "1 written, 0 failed" in said
+    note = store_of(folder).load("ICML2026", "2612.90010").notes.current
+    assert note is not None and "\n|---|" in note.markdown  # recorded with no note: the stand-in's generic one
+    assert os.environ.get(DEMO_KEY) is None

@@ -2,7 +2,7 @@
 
 A demo folder is one whose ``config.yaml`` sits beside the demo's ``papers.yaml`` (fictional papers with
 recorded answers).  ``summarizer demo`` runs there, and so does every command an editor runs next: a
-command that reaches arXiv or the model provider (``fetch``, ``summarize``, ``run``, ``regen``, the
+command that reaches arXiv or the model provider (``fetch``, ``summarize``, ``notes``, ``run``, ``regen``, the
 review desk's regenerate button) gets a loopback arXiv serving those papers and a provider that replays
 their recorded answers, with a placeholder key, and says so on one line.  So the whole editor's loop works
 on the demo with no key and no network.  Anywhere else these commands talk to the hosts the config names.

@@ -75,7 +75,7 @@ def notes(
         c.settings.venue(venue_id)
         print_dry_run(c, venue_id, notes=True, only=only, limit=limit, force=force)
         return
-    with c.locked(venue_id):
+    with c.reaching_out(), c.locked(venue_id):
         report = run_notes(c, venue_id, only=only, limit=limit, force=force, batch=batch, wait=not no_wait)
     console.print_report(report)
     finish(report.ok)
