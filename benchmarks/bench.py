@@ -647,6 +647,8 @@ def main(argv: list[str] | None = None) -> int:
             "≤ 3.00 s, 0 written",
             again.wall_s <= 3.0 and rewritten == 0,
         )
+        print(f"build with notes ({BUILD_RECORDS} records):", flush=True)
+        notes_bench.build_rows(res, bench, build_cfg, (first, again))
 
         pipeline_runs = {
             "fetch": fetched,

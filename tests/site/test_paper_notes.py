@@ -100,8 +100,8 @@ def test_a_comparison_naming_a_papers_arxiv_id_links_to_its_page_and_nothing_els
     page = built_page(project)
     related = page.split("## 与相关工作的对比\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert related == [
-        "- **vs [Scaling Laws Revisited](../../ICLR2026/llm_pretraining/2602.00021.md)** (ICLR 2026, arXiv:2602.00021): "
-        "它研究预训练的规模，本文研究推理的规模。",
+        "- **vs [Scaling Laws Revisited](../../ICLR2026/llm_pretraining/2602.00021.md)** "
+        "(ICLR 2026, arXiv:2602.00021): 它研究预训练的规模，本文研究推理的规模。",
         "- **vs Elsewhere** (NeurIPS 2025, arXiv:2501.99999): 不在本站的论文不加链接。",  # not on the site
         "- **vs DreamOn** (ICML 2026): 只有名字，不加链接。",  # a paper on the site, named only: never linked
         # Not a **vs Name** item: the id itself is the link (and the paper's own id is none).
@@ -232,7 +232,8 @@ def test_a_site_with_notes_builds_strict_and_every_link_resolves(project: Projec
 
 
 def test_a_models_key_designs_render_as_a_list_of_designs_each_with_its_points() -> None:
-    body = {"messages": [{"role": "user", "content": "标题：Sparse Things\n<paper>\n标题：Sparse Things\n71.2</paper>"}]}
+    prompt = "标题：Sparse Things\n<paper>\n标题：Sparse Things\n71.2</paper>"
+    body = {"messages": [{"role": "user", "content": prompt}]}
     checked = check_note(default_note(body), ratings=False)
     names, options = markdown_extensions()
     page = markdown.markdown(checked.markdown, extensions=names, extension_configs=options)

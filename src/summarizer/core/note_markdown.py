@@ -29,6 +29,9 @@ SAFE_TAGS = frozenset({"br", "sub", "sup", "b", "i", "em", "strong", "u", "s", "
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_STARTS = (" ", "`", "~")
+# What every pattern below needs (a tag's '<', a link's '](' or '[x]:', an attribute list's '{…='): the quick look.
+_CAN_ACT = re.compile(r"<|\]\(|\]:|\{[^{}\n]*=")
 _CODE_OR_MATH = re.compile(
     r"(`+)(?!`).*?(?<!`)\1(?!`)"  # a code span
     r"|\$\$.+?\$\$|(?<![\\$])\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)"  # $$ … $$, $ … $
@@ -68,13 +71,15 @@ def _link(match: re.Match[str]) -> str:
 
 def _safe_text(text: str) -> str:
     """One stretch of Markdown outside code and math, made inert where it could act."""
-    text = _TAG.sub(_tag, text)
-    text = _LINK.sub(_link, text)
-    return _ATTRIBUTES.sub(lambda m: "&#123;" + m.group(0)[1:], text)
+    if "<" in text:
+        text = _TAG.sub(_tag, text)
+    if "[" in text:
+        text = _LINK.sub(_link, text)
+    return _ATTRIBUTES.sub(lambda m: "&#123;" + m.group(0)[1:], text) if "{" in text else text
 
 
 def _safe_line(line: str) -> str:
-    definition = _DEFINITION.match(line)
+    definition = _DEFINITION.match(line) if "]:" in line else None
     if definition is not None and not _safe_target(definition.group(3)):
         return f"{definition.group(1)}&#91;{definition.group(2)}&#93;:" + line[definition.end(2) + 2 :]
     out: list[str] = []
@@ -89,19 +94,20 @@ def _safe_line(line: str) -> str:
 
 def safe_markdown(markdown: str) -> str:
     """``markdown`` with everything that could act on the page made inert (see the module doc)."""
-    lines: list[str] = []
+    text = without_unsafe_tex(markdown) if "\\" in markdown else markdown
+    if _CAN_ACT.search(text) is None:
+        return text  # no tag, link or attribute list can start anywhere in it
+    lines = text.split("\n")
     fence: str | None = None
-    for line in without_unsafe_tex(markdown).split("\n"):
-        opened = _FENCE.match(line)
+    for i, line in enumerate(lines):
+        opened = _FENCE.match(line) if line.startswith(_FENCE_STARTS) else None
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 fence = None
-            lines.append(line)
         elif opened:
             fence = opened.group(1)
-            lines.append(line)
-        else:
-            lines.append(_safe_line(line))
+        elif _CAN_ACT.search(line):  # most of a note's lines can make no tag, link or attribute list
+            lines[i] = _safe_line(line)
     return "\n".join(lines)
 
 
@@ -159,9 +165,17 @@ def render(
     if version is None:
         return ""
     top = version.header if version.header is not None else header(settings, record) + "\n"
-    page = safe_markdown(top + version.markdown)
     summary = summary_version(record)
-    if summary is not None and not any(s.key == "summary" for s in split_sections(version.markdown)):
+    if summary is None or _has_summary(version.markdown):
+        page = safe_markdown(top + version.markdown)
+    else:
         copied = f"## {HEADINGS['summary']}\n{summary_markdown(summary.summary)}\n\n"
         page = safe_markdown(top) + copied + safe_markdown(version.markdown)
     return page.rstrip("\n") + "\n"
+
+
+def _has_summary(markdown: str) -> bool:
+    """The note holds its own ``## 一句话总结`` (outside code: the quick look first, a site builds thousands)."""
+    if HEADINGS["summary"] not in markdown:
+        return False
+    return any(s.key == "summary" for s in split_sections(markdown))

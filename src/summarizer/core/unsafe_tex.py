@@ -44,11 +44,15 @@ UNSAFE_TEX_COMMANDS = (
 # A TeX control word is a backslash and letters: ``\href1`` is ``\href`` then ``1``, while
 # ``\\href`` is a line break followed by the letters h, r, e, f.
 _UNSAFE = re.compile(r"(?<!\\)(?:\\\\)*\\(" + "|".join(UNSAFE_TEX_COMMANDS) + r")(?![A-Za-z])")
+# The same names after any backslash: a quick first look (most text has none), cheaper than the exact one.
+_MAYBE_UNSAFE = re.compile(r"\\(?:" + "|".join(UNSAFE_TEX_COMMANDS) + ")")
 
 
 def unsafe_tex_commands(text: str) -> list[str]:
     """The unsafe control sequences in ``text`` (``\\href``, ``\\class`` …), each once, in order."""
     found: list[str] = []
+    if _MAYBE_UNSAFE.search(text) is None:
+        return found
     for match in _UNSAFE.finditer(text):
         command = "\\" + match.group(1)
         if command not in found:
@@ -59,4 +63,6 @@ def unsafe_tex_commands(text: str) -> list[str]:
 def without_unsafe_tex(text: str) -> str:
     """``text`` with the backslash of each unsafe command dropped (``\\href{…}`` → ``href{…}``): the words stay,
     nothing can make a link.  For text from a source, which is kept; a person's text is refused instead."""
+    if _MAYBE_UNSAFE.search(text) is None:
+        return text
     return _UNSAFE.sub(lambda m: m.group(0)[: -len(m.group(1)) - 1] + m.group(1), text)

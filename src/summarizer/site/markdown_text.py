@@ -235,6 +235,7 @@ def summary_pieces(text: str) -> list[tuple[str, str]]:
     return _pair_marks(_split_code_and_marks(clean(text)))
 
 
+@functools.lru_cache(maxsize=65_536)  # a summary is escaped on its field page and on its paper's page
 def escape_summary(text: str) -> str:
     """A summary as Markdown: ``**bold**`` and `` `code` `` as such, math untouched, the rest as written."""
     pieces = summary_pieces(text)

@@ -38,6 +38,7 @@ NOTE_REVISION_MARK = "*（📝 笔记修订待审）*"
 # What MkDocs reads as a page's front matter (``mkdocs.utils.meta``): it never shows on the page.
 _FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*(?:\n|\Z)", re.DOTALL)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_FENCE_STARTS = (" ", "`", "~")
 _SECTION = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
 _TITLE = re.compile(r"^ {0,3}#[ \t]+\S", re.MULTILINE)
 _RELATED_HEADINGS = frozenset(
@@ -45,6 +46,7 @@ _RELATED_HEADINGS = frozenset(
 )
 # ``arXiv:2501.12948`` (a version suffix allowed), not already a link's text or inside a longer token.
 _ARXIV_MENTION = re.compile(rf"(?<![\w\[/.])arXiv:[ \t]?({NEW_STYLE})(?:v\d+)?(?![\w\]]|\.\d)", re.IGNORECASE)
+_ANY_ARXIV = re.compile("arxiv", re.IGNORECASE)
 # ``- **vs Name**`` opening a comparison item: the name a link can go on (no brackets or stars in it).
 _VS_NAME = re.compile(r"^(\s*[-*+][ \t]+\*\*vs\.?[ \t]+)([^*\[\]\n]+?)(\*\*)")
 
@@ -83,7 +85,7 @@ def page_note(view: SiteView, venue_id: str, entry: PageEntry) -> PageNote | Non
     summary = escape_block_start(escape_summary(entry.version.summary)) + entry.mark
     markdown = _FRONT_MATTER.sub("", render(view.settings, entry.record, version, summary_markdown=lambda _: summary))
     header, body = split_header(markdown)
-    if "arxiv:" in body.casefold():
+    if _ANY_ARXIV.search(body):
         body = link_related(body, view, f"{venue_id}/{entry.record.id}")
     return PageNote(header.strip("\n"), body.strip("\n"), mark, _TITLE.search(header) is not None)
 
@@ -92,7 +94,7 @@ def _outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
     """(index, line) of each line outside a fenced code block (the fences' own lines left out)."""
     fence: str | None = None
     for i, line in enumerate(lines):
-        opened = _FENCE.match(line)
+        opened = _FENCE.match(line) if line.startswith(_FENCE_STARTS) else None
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 fence = None
@@ -106,22 +108,29 @@ def split_header(markdown: str) -> tuple[str, str]:
     """(header, body): the note's Markdown before its first ``## `` heading outside a code fence, and the rest."""
     lines = markdown.split("\n")
     for i, line in _outside_fences(lines):
-        if _SECTION.match(line):
+        if line.startswith("##") and _SECTION.match(line):
             return "\n".join(lines[:i]), "\n".join(lines[i:])
     return markdown, ""
 
 
 def link_related(body: str, view: SiteView, own_key: str) -> str:
     """``body`` with each comparison that names the arXiv id of a paper on this site linked to that paper's page."""
-    lines = body.split("\n")
+    found = [i for i in (body.find(f"## {name}") for name in _RELATED_HEADINGS) if i != -1]
+    if not found:
+        return body
+    # From the line of the first such heading on, unless a code fence could open before it (then all of it).
+    cut = body.rfind("\n", 0, min(found)) + 1
+    if "```" in body[:cut] or "~~~" in body[:cut]:
+        cut = 0
+    lines = body[cut:].split("\n")
     related = False
     for i, line in _outside_fences(lines):
-        section = _SECTION.match(line)
+        section = _SECTION.match(line) if line.startswith("##") else None
         if section is not None:
             related = section.group(1).strip() in _RELATED_HEADINGS
-        elif related and "arxiv" in line.casefold():
+        elif related and _ANY_ARXIV.search(line):
             lines[i] = _linked_line(line, view, own_key)
-    return "\n".join(lines)
+    return body[:cut] + "\n".join(lines)
 
 
 def _linked_line(line: str, view: SiteView, own_key: str) -> str:

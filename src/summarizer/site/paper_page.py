@@ -117,7 +117,7 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry) -> str:
         nav_key=view.nav_key(venue.id),
         heading=escape_heading(record.title),
         about=_about(view, venue, entry, note),
-        summary=escape_block_start(escape_summary(version.summary)) + entry.mark,
+        summary="" if note else escape_block_start(escape_summary(version.summary)) + entry.mark,
         note=note,
         note_class=NOTE_CLASS,
         venue_label=escape_link_text(label(venue.emoji, venue.name)),
