@@ -135,18 +135,18 @@ def link_related(body: str, view: SiteView, own_key: str) -> str:
 
 def _linked_line(line: str, view: SiteView, own_key: str) -> str:
     """One comparison item: its name (``**vs Name**``) or else its arXiv ids linked to the papers' pages."""
-    targets = []
+    targets: list[tuple[re.Match[str], str]] = []
     for match in _ARXIV_MENTION.finditer(line):
-        href = view.arxiv_pages.get(match.group(1))
-        if href is not None and href[0] != own_key and line[: match.start()].count("`") % 2 == 0:
-            targets.append((match, href[1]))
+        page = view.arxiv_pages.get(match.group(1))
+        if page is not None and page[0] != own_key and line[: match.start()].count("`") % 2 == 0:
+            targets.append((match, page[1]))
     if not targets:
         return line
     named = _VS_NAME.match(line)
     if named is not None and len({href for _, href in targets}) == 1:
-        href = targets[0][1]
-        return f"{named.group(1)}[{named.group(2)}]({href}){named.group(3)}{line[named.end() :]}"
-    out, pos = [], 0
+        return f"{named.group(1)}[{named.group(2)}]({targets[0][1]}){named.group(3)}{line[named.end() :]}"
+    out: list[str] = []
+    pos = 0
     for match, href in targets:
         out += [line[pos : match.start()], f"[{match.group(0)}]({href})"]
         pos = match.end()
