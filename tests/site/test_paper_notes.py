@@ -11,13 +11,17 @@ import pytest
 from test_build import sample_store
 from test_mkdocs import broken_links, mkdocs_build
 
-from conftest import Project
+from conftest import Project, RunCli
+from fetched_venue import VENUE, paper_id, title
+from notes_venue import write_approved_venue
 from summarizer.core.records import Record
 from summarizer.core.store import Store
 from summarizer.site.build import build_site
 from summarizer.site.paper_note import NOTE_DRAFT_MARK, NOTE_REVISION_MARK
+from summarizer.site.paper_page import search_digest
 from summarizer.site.site_files import markdown_extensions
 from summarizer.summarize.note_answer import check_note
+from summarizer.testing.fake_openai import FakeOpenAI
 from summarizer.testing.fake_requests import default_note
 
 # ICML2026/2601.00015 "Chain of Thought at Scale" (llm_reasoning); ICLR2026/2602.00021 "Scaling Laws Revisited".
@@ -240,3 +244,34 @@ def test_a_models_key_designs_render_as_a_list_of_designs_each_with_its_points()
     designs = page.split("关键设计", 1)[1].split("</ol>", 1)[0]
     assert designs.count("<ol>") == 1 and designs.count("<ul>") == 3  # (the reference's notes indent three: flat)
     assert designs.count("做什么：") == 3
+
+
+@pytest.mark.slow
+@pytest.mark.fake_openai(latency=0.0)
+def test_notes_the_loopback_provider_writes_once_approved_are_on_the_pages_the_field_page_links(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    project.write_config(llm={"base_url": server.base_url, "max_attempts": 3, "backoff_s": 0.005})
+    write_approved_venue(project, 4)  # papers 0 and 2 have text (a note each), 1 and 3 only their abstracts
+    assert cli("notes", VENUE).code == 0
+    assert cli("review", "notes", "approve", VENUE, "--all").code == 0
+    assert cli("build").code == 0
+
+    root = project.settings().outputs_dir / "site"
+    field = (root / "docs" / VENUE / "llm_pretraining" / "index.md").read_text("utf-8")
+    for i in range(4):
+        assert f"**[{title(i)}]({paper_id(i)}.md)**" in field  # every title links to its paper's page
+        page = (root / "docs" / VENUE / "llm_pretraining" / f"{paper_id(i)}.md").read_text("utf-8")
+        assert ('class="paper-note"' in page) == (i % 2 == 0)  # with a note, or the summary and metadata
+        if i % 2 == 0:
+            assert page.index("## 研究背景与动机") < page.index("## 实验关键数据") < page.index("| 设置 | 结果 |")
+    result = mkdocs_build(root)
+    assert result.returncode == 0 and "WARNING" not in result.stderr, result.stderr[-3000:]
+    assert broken_links(root / "site") == []
+
+
+def test_a_note_holding_the_pages_own_marker_is_still_wholly_in_the_search_digest() -> None:
+    page = "笔记 A\n<!-- not indexed -->\n笔记 B\n<!-- not indexed -->\n相关论文"
+    changed = page.replace("笔记 B", "笔记 C")
+    assert search_digest([page], "site") != search_digest([changed], "site")
+    assert search_digest([page], "site") == search_digest([page.replace("相关论文", "别的")], "site")

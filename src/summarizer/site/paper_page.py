@@ -163,5 +163,6 @@ def search_digest(pages: list[str], site_config: str) -> str:
     """What a venue's search bundle indexes, as a digest: its paper pages' text and the site's settings."""
     digest = hashlib.sha256(site_config.encode("utf-8"))
     for page in pages:
-        digest.update(page.split("\n<!-- not indexed -->", 1)[0].encode("utf-8"))
+        # The page's own marker is its last: a note may hold the same comment (kept as written), higher up.
+        digest.update(page.rsplit("\n<!-- not indexed -->", 1)[0].encode("utf-8"))
     return digest.hexdigest()[:16]
