@@ -2,8 +2,9 @@
 
 The notes are written by `summarizer notes` through the loopback provider before the browser opens
 (Playwright's event loop would stop the CLI's).  The picture of the note view, `desk-note.png`, goes to
-the test's folder and to $DESK_SCREENSHOTS when set; the README's `examples/desk/note.png` is that
-picture (from the demo once it has notes: tests/review/test_demo_desk_browser.py).
+the test's folder and to $DESK_SCREENSHOTS when set.  The README's `examples/desk/note.png` is the same
+picture (`notes_desk.picture_note_view`), taken from the demo once it has notes
+(tests/review/test_demo_desk_browser.py); until then it is this test's `desk-note.png`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from browser import chromium, new_page, save_screenshot
 from conftest import Project, RunCli
 from desk_workspace import desk
 from fetched_venue import VENUE
-from notes_desk import INVENTED, INVENTED_NUMBER, note_answer, write_notes_workspace
+from notes_desk import INVENTED, INVENTED_NUMBER, note_answer, note_to_picture, picture_note_view, write_notes_workspace
 from summarizer.testing.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.slow  # real Chromium: `make test` leaves it to `make test-all`
@@ -49,6 +50,7 @@ def test_notes_reviewed_with_keys_then_listed_by_the_cli(
             page.wait_for_selector("body[data-ready='1']")
             order = page.eval_on_selector_all("tr[data-paper]", "rows => rows.map(r => r.dataset.paper)")
             assert len(order) == 5 and order[0] == f"{VENUE}/{INVENTED}"  # the invented number first
+            assert note_to_picture(project.store(), [VENUE]) == order[0]
             assert "numbers not in the paper text" in (page.text_content("tr[data-paper] .warnings") or "")
             save_screenshot(page, tmp_path, "desk-notes.png")
 
@@ -60,10 +62,9 @@ def test_notes_reviewed_with_keys_then_listed_by_the_cli(
             assert section.locator("mark.flagged").all_text_contents() == [INVENTED_NUMBER]
             assert "numbers not in the paper text" in (section.locator("li.warning").first.text_content() or "")
             save_screenshot(page, tmp_path, "desk-note-top.png")
-            page.keyboard.press("w")  # on to the section with a warning, the paper's text still beside it
+            picture_note_view(page, running.base, order[0], tmp_path, "desk-note.png")  # `w`: the warned section
             warned = page.locator("section.note-section.warned").first.bounding_box()
             assert warned is not None and 0 <= warned["y"] < 100  # in view, below the keys that stay on top
-            save_screenshot(page, tmp_path, "desk-note.png")
             page.keyboard.press("g")
             page.keyboard.type("只用论文中出现的数字")
             page.keyboard.press("Control+Enter")
@@ -86,6 +87,7 @@ def test_notes_reviewed_with_keys_then_listed_by_the_cli(
             editor = page.locator("#edit-form textarea[name=markdown]").bounding_box()
             source = page.locator("section.source").bounding_box()
             assert editor is not None and source is not None and source["x"] + source["width"] <= editor["x"]
+            save_screenshot(page, tmp_path, "desk-note-edit.png")
             page.keyboard.press("Control+End")
             page.keyboard.type(ADDED)
             page.keyboard.press("Control+Enter")
