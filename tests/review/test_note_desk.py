@@ -69,7 +69,10 @@ def note_of(project: Project, i: int) -> Any:
 
 
 def test_the_notes_queue_and_a_notes_page(project: Project) -> None:
-    write_notes(project)
+    store = write_notes(project)
+    pending = store.load(VENUE, paper_id(3))
+    pending.notes.approve()
+    note_actions.save_note_edit(store, pending, NOTE.replace("模型写的背景", "编辑改过的背景"))
     with desk(project, VENUE) as running:
         s = session(running.base, running.token)
         queue = s.get(f"{running.base}/notes", timeout=30)
@@ -83,6 +86,10 @@ def test_the_notes_queue_and_a_notes_page(project: Project) -> None:
         assert "<table>" in page.text and '<span class="arithmatex">\\(O(n\\log n)\\)</span>' in page.text
         assert "本文提出一种面向稀疏注意力的新方法" in page.text  # 一句话总结: the approved summary, copied
         assert 'data-api="/api/note-action"' in page.text and "not-reviewable" not in page.text
+        assert f'<tr data-paper="{ref(3)}" data-version="2" data-status="approved*"' in queue.text
+        waits = s.get(f"{running.base}/note/{ref(3)}", timeout=30).text
+        assert "Note version 1 is published; version 2, shown here, waits for review." in waits
+        assert "<del>模型写的背景" in waits and "<ins>编辑改过的背景" in waits  # published → pending, line by line
         summary_page = s.get(f"{running.base}/paper/{ref(0)}", timeout=30)
         assert f'<a href="/note/{ref(0)}" id="note-link">its note (draft)</a>' in summary_page.text
 

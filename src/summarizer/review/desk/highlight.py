@@ -56,8 +56,9 @@ def mark_flagged(summary: str, tokens: list[str]) -> list[tuple[str, bool]]:
 
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-# Code spans and link targets: a mark inside either would show as text or break the link.
-_LEFT_AS_IS = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)|\]\([^)\n]*\)")
+# Code spans, link targets, tags and autolinks, character references (``&#91;``): a mark inside any of
+# them would show as text or break it.
+_LEFT_AS_IS = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)|\]\([^)\n]*\)|<[^<>\n]*>|&#?\w+;")
 FLAG = '<mark class="flagged" title="not in the paper text">{}</mark>'
 
 
