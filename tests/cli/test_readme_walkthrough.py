@@ -53,7 +53,9 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 def commands(text: str) -> list[list[str]]:
-    return [shlex.split(line, comments=True) for block in blocks(text, "sh") for line in block.splitlines() if line.strip()]
+    return [
+        shlex.split(line, comments=True) for block in blocks(text, "sh") for line in block.splitlines() if line.strip()
+    ]
 
 
 def free_port() -> int:
