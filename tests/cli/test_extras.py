@@ -53,8 +53,8 @@ def test_the_review_desk_without_its_extra_is_one_line_naming_the_pip_install(
     cli: RunCli, monkeypatch: pytest.MonkeyPatch, blocked: str
 ) -> None:
     monkeypatch.setitem(sys.modules, blocked, None)
-    for module in ("summarizer.review.desk.app", "summarizer.review.desk.security"):
-        monkeypatch.delitem(sys.modules, module, raising=False)  # imported afresh, so starlette is looked for
+    for name in ("app", "security", "note_routes", "web"):  # imported afresh, so starlette is looked for
+        monkeypatch.delitem(sys.modules, f"summarizer.review.desk.{name}", raising=False)
     result = cli("review", "serve", "ICML2026", "--no-browser", "--port", "0")
     assert result.code == 2
     _one_line_error(result.err, "the review desk", "desk")
@@ -68,9 +68,10 @@ CORE_ONLY = textwrap.dedent(
     for name in {optional!r}:
         sys.modules[name] = None  # as if not installed: `import name` raises ImportError
     import summarizer
-    skipped = ("summarizer.__main__", "summarizer.review.desk.app", "summarizer.review.desk.security")
+    desk = ("app", "security", "note_routes", "web")  # the desk's pages and routes: the [desk] extra
+    skipped = ("summarizer.__main__", *("summarizer.review.desk." + name for name in desk))
     for info in pkgutil.walk_packages(summarizer.__path__, "summarizer."):
-        if info.name not in skipped:  # __main__ runs the program; the desk's app is the [desk] extra
+        if info.name not in skipped:  # __main__ runs the program
             importlib.import_module(info.name)
     from summarizer.cli import main
     sys.exit(main(["--help"]))

@@ -1,5 +1,5 @@
 """The README's walk-through, run as written: every command of "Quick start" and "A first real venue" in the
-proposed README (docs/README-draft.md), and its local-model config.
+README, and its local-model config.
 
 The outside world is the loopback stand-ins: after `summarizer init` the project's config is pointed at a
 fake arXiv (serving the sample list's papers) and a fake provider; nothing else is changed.  `mkdocs serve`
@@ -26,7 +26,7 @@ from summarizer.testing.fake_openai import FakeOpenAI
 
 pytestmark = pytest.mark.slow  # the whole pipeline, mkdocs serve and the desk as subprocesses
 
-DRAFT = REPO / "docs" / "README-draft.md"
+README = REPO / "README.md"
 PAPERS = [
     FakePaper(
         "1706.03762",
@@ -44,7 +44,7 @@ PAPERS = [
 
 
 def section(name: str) -> str:
-    text = DRAFT.read_text(encoding="utf-8")
+    text = README.read_text(encoding="utf-8")
     return text.split(f"\n## {name}\n", 1)[1].split("\n## ", 1)[0]
 
 
@@ -53,7 +53,9 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 def commands(text: str) -> list[list[str]]:
-    return [shlex.split(line) for block in blocks(text, "sh") for line in block.splitlines() if line.strip()]
+    return [
+        shlex.split(line, comments=True) for block in blocks(text, "sh") for line in block.splitlines() if line.strip()
+    ]
 
 
 def free_port() -> int:

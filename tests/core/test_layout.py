@@ -14,6 +14,7 @@ STAGES = ("fetch", "summarize", "review", "site", "evaluate")
 # The documented public functions one stage may call in another (docs/architecture.md).
 CROSSINGS = {
     ("summarizer.review.desk.actions", "summarizer.summarize.online"),  # the desk's regenerate button
+    ("summarizer.review.desk.note_desk", "summarizer.summarize.notes"),  # … and its regenerate of a note
     ("summarizer.review.desk.app", "summarizer.site"),  # the desk's preview of a field page
     ("summarizer.evaluate.compare", "summarizer.summarize.trial"),  # eval --compare: answers that touch no record
     ("summarizer.evaluate.results", "summarizer.summarize.trial"),  # … and the type of those answers

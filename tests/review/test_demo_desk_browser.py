@@ -1,7 +1,7 @@
 """The editor's loop on the demo, as a newcomer meets it: `make demo`, then the desk its closing line starts.
 
 The README's pictures of the desk are taken here, from the demo (DESK_SCREENSHOTS=examples/desk; Chinese and emoji
-fonts installed: fonts-noto-cjk, fonts-noto-color-emoji).
+fonts installed: fonts-noto-cjk, fonts-noto-color-emoji); the note view's (note.png) once the demo has notes.
 
 No API key and no network: the desk process gets a dead proxy for anything but 127.0.0.1, the browser may
 reach only the desk (MathJax is served locally), and the regenerate is answered by the demo's stand-in.
@@ -22,6 +22,7 @@ import pytest
 from browser import MATHJAX_JS, chromium, new_page, save_screenshot
 from demo_folder import DEMO_KEY, closing_command, run_demo_in, store_of
 from desk_workspace import fake_browser, wait_for_file
+from notes_desk import note_to_picture, picture_note_view
 from summarizer.cli import main
 
 pytestmark = pytest.mark.slow  # real Chromium and the desk as a subprocess
@@ -88,6 +89,9 @@ def test_make_demo_then_the_desk_approve_reject_edit_regenerate_offline(
         page.wait_for_selector("body[data-ready='1']")
         assert page.locator("tr[data-paper]").count() == 4
         save_screenshot(page, tmp_path, "queue.png")
+        noted = note_to_picture(store_of(folder), ["ICML2026", "ICLR2026"])
+        if noted is not None:  # the note view, pictured from the demo's own notes when it has some
+            picture_note_view(page, base, noted, tmp_path)
 
         page.goto(f"{base}/paper/ICML2026/2612.90010")  # an invented number: regenerate with feedback
         on_paper(page, "ICML2026/2612.90010")

@@ -178,7 +178,7 @@ def require_version(
 
 @dataclass(frozen=True)
 class ReviewState:
-    """What a decision (approve, reject) changes in a record, and its newest version, which it does not."""
+    """What a decision (approve, reject) changes in a record or its note, and the newest version, which it keeps."""
 
     status: Status
     approved_version: int | None
@@ -189,6 +189,13 @@ class ReviewState:
     def of(cls, record: Record) -> ReviewState:
         current = record.current.number if record.current else None
         return cls(record.status, record.approved_version, record.review_note, current)
+
+    @classmethod
+    def of_note(cls, record: Record) -> ReviewState:
+        """The same for the paper's note, which has a review state of its own."""
+        notes = record.notes
+        current = notes.current.number if notes.current else None
+        return cls(notes.status, notes.approved_version, notes.review_note, current)
 
 
 def undo_decision(store: Store, venue_id: str, paper_id: str, before: ReviewState, after: ReviewState) -> Done:

@@ -3,18 +3,21 @@
 A note is reviewed on its own, with the same rules as a summary: a model's note is a draft until a
 person approves it; every change is a new note version, so an approved or human-written note is
 never lost; an edit or a regeneration of an approved note waits as a pending draft (``approved*``)
-while the approved version stays published.  The CLI calls these (``review notes …``).
+while the approved version stays published.  The CLI calls these (``review notes …``), and so does
+the review desk, with its checks of the version a page showed (``require_note_version``) and its undo.
 """
 
 from __future__ import annotations
 
 from summarizer.core import limits
-from summarizer.core.errors import NothingToApprove, SummaryRejected, UsageError
+from summarizer.core.errors import ChangedSince, NothingToApprove, SummaryRejected, UsageError
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.records import NoteVersion, Record
 from summarizer.core.report import Done
 from summarizer.core.sanitize import clean_text
 from summarizer.core.store import Store
+
+from .actions import ReviewState, status_label
 
 
 def note_status_label(record: Record) -> str:
@@ -116,3 +119,49 @@ def save_note_edit(store: Store, record: Record, markdown: str, *, found: list[s
     else:
         done.lines.append(f"to publish it: summarizer review notes approve {ref}")
     return done
+
+
+def require_note_version(
+    store: Store, venue_id: str, paper_id: str, expected: int | None, *, status: str | None = None
+) -> Record:
+    """The paper, if its newest note version is still ``expected`` (and its note status still ``status``); call locked.
+
+    The review desk sends the note version a page showed with every action on a note, so an action
+    taken on a page the CLI or another tab has changed since is refused, not applied.
+    """
+    record = store.load(venue_id, paper_id)
+    now = record.notes.current.number if record.notes.current else None
+    if now != expected or (status is not None and note_status_label(record) != status):
+        raise ChangedSince(
+            f"the note of {venue_id}/{paper_id} changed since this page was loaded "
+            f"(now version {now}, {note_status_label(record)}): nothing saved; reload to see the change"
+        )
+    return record
+
+
+def require_approved_summary(record: Record) -> None:
+    """A note is reviewed once its paper's summary is approved: its 一句话总结 and header come from that summary."""
+    if record.approved is None:
+        raise NothingToApprove(
+            f"{record.venue}/{record.id}: its summary is not approved ({status_label(record)}), so its note is not "
+            f"reviewed yet; approve the summary first: summarizer review approve {record.venue}/{record.id}"
+        )
+
+
+def undo_note_decision(store: Store, venue_id: str, paper_id: str, before: ReviewState, after: ReviewState) -> Done:
+    """Put a decision on a note back: its review state as ``before``, if it is still ``after``.  Call locked.
+
+    A note changed since (a new version, another decision) is not touched: ``ChangedSince``.
+    """
+    record = store.load(venue_id, paper_id)
+    now = ReviewState.of_note(record)
+    if now != after:
+        raise ChangedSince(
+            f"the note of {venue_id}/{paper_id} changed since it was decided (now version {now.version}, "
+            f"{note_status_label(record)}): nothing undone; open it to see the change"
+        )
+    record.notes.status = before.status
+    record.notes.approved_version = before.approved_version
+    record.notes.review_note = before.review_note
+    store.save(record)
+    return Done([f"undone: the note of {venue_id}/{paper_id} is {note_status_label(record)} again"])

@@ -1,9 +1,8 @@
 """The review desk's ASGI app: the queue (in pages, in the session's order), the paper view, the preview,
-the actions and their undo."""
+the actions and their undo; the notes' queue, pages and actions (``note_routes``)."""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,14 @@ from summarizer.core.errors import NoInput, SummarizerError
 from summarizer.core.paper_text import paper_sections
 from summarizer.site import MATHJAX_CONFIG, draft_field_page
 
+from ..note_actions import note_status_label
 from .actions import Desk
 from .decisions import KEEP
 from .diff import word_diff
 from .highlight import flagged_tokens, mark_flagged
+from .note_routes import NoteViews
 from .queue import (
+    MAX_BULK_BODY,
     PAGE_SIZE,
     STATUS_FILTERS,
     Filters,
@@ -41,13 +43,12 @@ from .queue import (
     warning_choices,
 )
 from .security import MAX_BODY
+from .web import int_param, json_body, pick_versions, web_url
 
 HERE = Path(__file__).resolve().parent
 MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
 # The site's config subscribes to Material's document$; the desk has no Material, MathJax typesets on load.
 DOCUMENT_SHIM = "window.document$ = window.document$ || { subscribe: function () {} };\n"
-# A bulk approve names up to a page of rows: a page of the longest refs (193 characters) fits.
-MAX_BULK_BODY = PAGE_SIZE * 300
 
 
 class DeskApp:
@@ -60,6 +61,7 @@ class DeskApp:
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals["mathjax_src"] = self.mathjax_src
         self.templates.env.filters["web_url"] = web_url
+        self.notes = NoteViews(self.desk, self.templates)
 
     def rows(self) -> list[Row]:
         """Every paper with a summary, in the session's order."""
@@ -69,8 +71,13 @@ class DeskApp:
         filters = Filters.of(request.query_params)
         rows = await run_in_threadpool(self.rows)
         shown = [r for r in rows if filters.keep(r)]
-        page = Page.of(shown, _int(request.query_params.get("page"), 1))
+        page = Page.of(shown, int_param(request.query_params.get("page"), 1))
         context = {
+            "kind": "summary",
+            "queue_path": "/",
+            "item_path": "/paper/",
+            "bulk_api": "/api/approve-many",
+            "noun": "paper",
             "filters": filters,
             "filter_query": filters.query(),
             "rows": page.rows,
@@ -110,7 +117,7 @@ class DeskApp:
         ref = f"{record.venue}/{record.id}"
         row = next((r for r in rows if r.ref == ref), None)
         filters = Filters.of(request.query_params)
-        decided = frozenset(d.ref for d in self.desk.decisions.recent(KEEP))
+        decided = frozenset(d.ref for d in self.desk.decisions.recent(KEEP) if d.kind == "summary")
         prev, next_ = neighbours(rows, ref, filters, decided)
         try:
             sections = paper_sections(self.settings, record)
@@ -118,7 +125,7 @@ class DeskApp:
         except NoInput as exc:
             sections, sections_note = [], str(exc)
         numbers = [v.number for v in record.versions]
-        a, b = _pick_versions(request, numbers)
+        a, b = pick_versions(request, numbers)
         va, vb = record.version(a) if a else None, record.version(b) if b else None
         current = record.current
         warnings = row.warnings if row else []
@@ -142,6 +149,7 @@ class DeskApp:
             "diff_b": b,
             "diff": word_diff(va.summary, vb.summary) if va and vb else [],
             "feedback": [v for v in record.versions if v.feedback],
+            "note_status": note_status_label(record) if record.notes.current else None,
         }
 
     async def preview(self, request: Request) -> Response:
@@ -166,14 +174,14 @@ class DeskApp:
         )
 
     async def action(self, request: Request) -> Response:
-        data = await _json_body(request, MAX_BODY, "nothing saved", "shorten the text")
+        data = await json_body(request, MAX_BODY, "nothing saved", "shorten the text")
         if isinstance(data, Response):
             return data
         outcome = await run_in_threadpool(self.desk.perform, data)
         return JSONResponse(outcome.body, status_code=outcome.status)
 
     async def approve_many(self, request: Request) -> Response:
-        data = await _json_body(request, MAX_BULK_BODY, "nothing approved", "approve fewer papers at a time")
+        data = await json_body(request, MAX_BULK_BODY, "nothing approved", "approve fewer papers at a time")
         if isinstance(data, Response):
             return data
         items = data.get("items")
@@ -183,67 +191,15 @@ class DeskApp:
         return JSONResponse(outcome.body, status_code=outcome.status)
 
     async def undo(self, request: Request) -> Response:
-        data = await _json_body(request, MAX_BODY, "nothing undone", "undo one decision at a time")
+        data = await json_body(request, MAX_BODY, "nothing undone", "undo one decision at a time")
         if isinstance(data, Response):
             return data
-        outcome = await run_in_threadpool(self.desk.undo, data.get("ref"))
+        outcome = await run_in_threadpool(self.desk.undo, data.get("ref"), data.get("kind"))
         return JSONResponse(outcome.body, status_code=outcome.status)
 
     async def mathjax_config(self, request: Request) -> Response:
         text = DOCUMENT_SHIM + MATHJAX_CONFIG.read_text(encoding="utf-8")
         return Response(text, media_type="application/javascript")
-
-
-def _int(value: str | None, default: int) -> int:
-    try:
-        return int(value or "")
-    except ValueError:
-        return default
-
-
-def web_url(url: str | None) -> str:
-    """Only http(s) links from a record reach an href: never javascript: or data:."""
-    return url if url and re.match(r"https?://", url, re.IGNORECASE) else ""
-
-
-def _pick_versions(request: Request, numbers: list[int]) -> tuple[int | None, int | None]:
-    """The two versions to compare: ?a=&b= when both exist, else the previous and the newest."""
-    try:
-        a, b = int(request.query_params.get("a", "")), int(request.query_params.get("b", ""))
-        if a in numbers and b in numbers:
-            return a, b
-    except ValueError:
-        pass
-    if len(numbers) < 2:
-        return None, None
-    return numbers[-2], numbers[-1]
-
-
-async def _json_body(request: Request, limit: int, nothing: str, advice: str) -> dict[str, Any] | Response:
-    """The body's JSON object, or the JSON error the page shows: over ``limit`` bytes, a 413 that says so.
-
-    Past the limit the body is read (up to 8 times the limit) but not kept.
-    """
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
-        # A cross-site form cannot send JSON without asking first.
-        return JSONResponse({"error": f"{nothing}: expected a JSON request"}, status_code=400)
-    body, size = bytearray(), 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size <= limit:
-            body += chunk
-        elif size > 8 * limit:
-            break
-    if size > limit:
-        message = f"{nothing}: the request is over the desk's {limit // 1024} KB limit; {advice}"
-        return JSONResponse({"error": message}, status_code=413)
-    try:
-        data = json.loads(body)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        return JSONResponse({"error": f"{nothing}: expected a JSON object"}, status_code=400)
-    return data
 
 
 def create_app(settings: Settings, venue_ids: list[str], *, mathjax_dir: Path | None) -> Starlette:
@@ -256,6 +212,7 @@ def create_app(settings: Settings, venue_ids: list[str], *, mathjax_dir: Path | 
         Route("/api/action", desk.action, methods=["POST"]),
         Route("/api/approve-many", desk.approve_many, methods=["POST"]),
         Route("/api/undo", desk.undo, methods=["POST"]),
+        *desk.notes.routes(),
         Route("/site/mathjax.js", desk.mathjax_config),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]

@@ -1,4 +1,4 @@
-"""What the editor just decided at the desk (approve, reject), newest first, so each can be undone.
+"""What the editor just decided at the desk (approve, reject a summary or a note), newest first, so each can be undone.
 
 The list lives as long as the desk: it is the session's "just decided" list.  Undoing puts the paper's
 review state back as it was, and only if the paper is still as the decision left it (``undo_decision``).
@@ -22,6 +22,12 @@ class Decision:
     title: str
     before: ReviewState
     after: ReviewState
+    kind: str = "summary"  # what was decided: the paper's "summary" or its "note"
+
+    @property
+    def page(self) -> str:
+        """The desk's page of what was decided."""
+        return f"/note/{self.ref}" if self.kind == "note" else f"/paper/{self.ref}"
 
 
 class Decisions:
@@ -39,10 +45,12 @@ class Decisions:
         with self._lock:
             return list(self._items)[:n]
 
-    def latest(self, ref: str | None = None) -> Decision | None:
-        """The newest decision (on ``ref`` when given)."""
+    def latest(self, ref: str | None = None, kind: str | None = None) -> Decision | None:
+        """The newest decision (on ``ref``, of ``kind``, when given)."""
         with self._lock:
-            return next((d for d in self._items if ref is None or d.ref == ref), None)
+            return next(
+                (d for d in self._items if (ref is None or d.ref == ref) and (kind is None or d.kind == kind)), None
+            )
 
     def drop(self, decision: Decision) -> None:
         with self._lock:

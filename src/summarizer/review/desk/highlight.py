@@ -1,4 +1,4 @@
-"""The flagged numbers of a summary, marked where they stand in its text.
+"""The flagged numbers of a summary (or of a note's section), marked where they stand in its text.
 
 The warning ``numbers not in the paper text: 71.3%, GPT-4o`` names the tokens; each is marked where it
 occurs in the summary as a whole token (``71.3%`` in ``提升到 71.3%``, not the ``1.3`` of ``11.3``).  A
@@ -53,3 +53,48 @@ def mark_flagged(summary: str, tokens: list[str]) -> list[tuple[str, bool]]:
         at = math.end()
     parts += _plain(summary[at:], pattern)
     return [(text, flagged) for text, flagged in parts if text]
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+# Code spans, link targets, tags and autolinks, character references (``&#91;``): a mark inside any of
+# them would show as text or break it.
+_LEFT_AS_IS = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)|\]\([^)\n]*\)|<[^<>\n]*>|&#?\w+;")
+FLAG = '<mark class="flagged" title="not in the paper text">{}</mark>'
+
+
+def _mark_line(line: str, tokens: list[str]) -> str:
+    out: list[str] = []
+    at = 0
+    for kept in _LEFT_AS_IS.finditer(line):
+        out.append(_marked(line[at : kept.start()], tokens))
+        out.append(kept.group())
+        at = kept.end()
+    out.append(_marked(line[at:], tokens))
+    return "".join(out)
+
+
+def _marked(text: str, tokens: list[str]) -> str:
+    return "".join(FLAG.format(piece) if flagged else piece for piece, flagged in mark_flagged(text, tokens))
+
+
+def mark_markdown(markdown: str, tokens: list[str]) -> str:
+    """A note's Markdown (made safe already) with each flagged token wrapped in ``<mark>``, outside code.
+
+    The mark is the only HTML added; a flagged number inside math marks the whole math span.
+    """
+    if not tokens:
+        return markdown
+    lines: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opened = _FENCE.match(line)
+        if fence is not None:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
+                fence = None
+            lines.append(line)
+        elif opened:
+            fence = opened.group(1)
+            lines.append(line)
+        else:
+            lines.append(_mark_line(line, tokens))
+    return "\n".join(lines)

@@ -29,6 +29,8 @@ QUEUE_STATUSES = ("draft", "approved*")
 STATUS_FILTERS = ("review", "draft", "approved*", "approved", "rejected", "all")
 PAGE_SIZE = 200  # rows on a page of the queue; the pages go on through any number of papers
 START_CHARS = 90  # the start of the summary a row shows, to triage from
+# A bulk approve names up to a page of rows: a page of the longest refs (193 characters) fits.
+MAX_BULK_BODY = PAGE_SIZE * 300
 
 
 @dataclass

@@ -46,12 +46,12 @@
     return el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT");
   }
 
-  // Undo the newest decision of the session (or the one on `ref`), then open that paper again.
-  async function undo(ref, keep) {
+  // Undo the newest decision of the session (or the one on `ref`'s summary or note: `kind`), then open that page again.
+  async function undo(ref, keep, kind) {
     say("undoing…", "busy");
     let result;
     try {
-      result = await post("/api/undo", ref ? { ref: ref } : {});
+      result = await post("/api/undo", ref ? { ref: ref, kind: kind || null } : {});
     } catch (e) {
       result = { ok: false, status: 0, body: { error: "the desk did not answer: is it still running?" } };
     }
@@ -64,7 +64,7 @@
   }
 
   function bindUndo(keep) {
-    $$("button[data-undo]").forEach((button) => button.addEventListener("click", () => undo(button.dataset.undo, keep)));
+    $$("button[data-undo]").forEach((button) => button.addEventListener("click", () => undo(button.dataset.undo, keep, button.dataset.kind)));
   }
 
   // Ctrl+Enter (⌘+Enter) submits the form being typed in.
@@ -82,7 +82,7 @@
     help.hidden = show === undefined ? !help.hidden : !show;
   }
 
-  // -- the paper view --------------------------------------------------------------------
+  // -- the paper view (a summary's, or a note's: data-api names where its actions go) -----------
   function paperView(main) {
     const base = () => ({ ref: main.dataset.paper, version: parseInt(main.dataset.version, 10) || null, status: main.dataset.status });
     const forms = { reject: $("#reject-form"), edit: $("#edit-form"), regen: $("#regen-form") };
@@ -97,16 +97,17 @@
         timer = setInterval(() => { progress.textContent = "regenerating… " + Math.round((Date.now() - started) / 1000) + " s"; }, 500);
       }
       say(payload.action + "…", "busy");
-      $$("button", main).forEach((b) => { b.disabled = true; });
+      const enabled = $$("button", main).filter((b) => !b.disabled);  // a button the page disabled stays so
+      enabled.forEach((b) => { b.disabled = true; });
       let result;
       try {
-        result = await post("/api/action", Object.assign(base(), payload));
+        result = await post(main.dataset.api || "/api/action", Object.assign(base(), payload));
       } catch (e) {
         result = { ok: false, status: 0, body: { error: "the desk did not answer: is it still running?" } };
       }
       if (timer) clearInterval(timer);
       if (progress) progress.hidden = true;
-      $$("button", main).forEach((b) => { b.disabled = false; });
+      enabled.forEach((b) => { b.disabled = false; });
       if (result.ok) {
         // A decision moves on to the next paper waiting; an edit or a regenerate stays to show the new version.
         const decided = payload.action === "approve" || payload.action === "reject";
@@ -126,8 +127,18 @@
     }
 
     function run(action) {
+      const button = $("[data-action=" + action + "]", main);
+      if (button && button.disabled) return;
       if (action === "approve") act({ action: "approve" }, null);
       else open(action);
+    }
+
+    // A note's page: `w` scrolls to the next section with a warning (round again after the last).
+    function nextWarned() {
+      const warned = $$(".note-section.warned", main);
+      if (!warned.length) return;
+      const below = warned.find((section) => section.getBoundingClientRect().top > 8);
+      (below || warned[0]).scrollIntoView({ block: "start" });
     }
 
     $$("[data-action]", main).forEach((button) => button.addEventListener("click", () => run(button.dataset.action)));
@@ -146,6 +157,7 @@
       else if (event.key === "j" && main.dataset.next) location.href = main.dataset.next;
       else if (event.key === "k" && main.dataset.prev) location.href = main.dataset.prev;
       else if (event.key === "u") undo(null, main.dataset.keep);
+      else if (event.key === "w") nextWarned();
       else if (event.key === "Escape") Object.values(forms).forEach((f) => { f.hidden = true; });
     };
   }
@@ -167,9 +179,10 @@
     rows.forEach((row) => $(".pick", row).addEventListener("change", refresh));
 
     let pending = [];
+    const noun = main.dataset.noun || "paper";
     function confirmApprove(chosen) {
       pending = chosen;
-      $("#confirm-text").textContent = "Approve " + chosen.length + (chosen.length === 1 ? " paper" : " papers") + "? Their current versions get published by the next build.";
+      $("#confirm-text").textContent = "Approve " + chosen.length + " " + noun + (chosen.length === 1 ? "" : "s") + "? Their current versions get published by the next build.";
       $("#confirm").hidden = false;
       $("#confirm-yes").focus();
     }
@@ -180,7 +193,7 @@
       $("#confirm").hidden = true;
       const items = pending.map((row) => ({ ref: row.dataset.paper, version: parseInt(row.dataset.version, 10) || null, status: row.dataset.status }));
       say("approving " + items.length + "…", "busy");
-      const result = await post("/api/approve-many", { items: items });
+      const result = await post(main.dataset.bulk || "/api/approve-many", { items: items });
       if (result.ok) { flashLater(result.body.message); location.reload(); }
       else say(result.body.error || "refused", "error");
     });

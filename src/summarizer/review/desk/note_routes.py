@@ -1,0 +1,168 @@
+"""The desk's notes: their queue (``/notes``), a note's page beside the paper's text (``/note/VENUE/ID``),
+and the actions on notes (``/api/note-action``, ``/api/note-approve-many``).
+
+Built as the summaries' pages are (``app``): the same templates, filters, session order, paging,
+just-decided list, undo, body limits and gate; the work is ``note_desk``'s.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+from starlette.templating import Jinja2Templates
+
+from summarizer.core.errors import NoInput, SummarizerError
+from summarizer.core.note_flags import current_note_warnings
+from summarizer.core.paper_text import note_sections
+from summarizer.core.records import Record
+
+from ..actions import status_label
+from ..note_actions import note_status_label
+from .actions import Desk
+from .decisions import KEEP
+from .diff import line_diff
+from .note_desk import NoteDesk
+from .note_page import note_page
+from .note_queue import NoteWarningCache, has_note_to_review, load_note_rows, note_warning_choices
+from .queue import (
+    MAX_BULK_BODY,
+    PAGE_SIZE,
+    STATUS_FILTERS,
+    Filters,
+    Page,
+    QueueOrder,
+    Row,
+    counts,
+    neighbours,
+    next_after,
+)
+from .security import MAX_BODY
+from .web import int_param, json_body, pick_versions
+
+
+class NoteViews:
+    def __init__(self, desk: Desk, templates: Jinja2Templates):
+        self.desk = desk
+        self.settings = desk.settings
+        self.notes = NoteDesk(desk)
+        self.templates = templates
+        self.cache = NoteWarningCache(desk.settings)
+        self.order = QueueOrder()
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/notes", self.queue),
+            Route("/note/{venue}/{paper}", self.note),
+            Route("/note/{venue}/{paper}/next", self.next_note),
+            Route("/api/note-action", self.action, methods=["POST"]),
+            Route("/api/note-approve-many", self.approve_many, methods=["POST"]),
+        ]
+
+    def rows(self) -> list[Row]:
+        """Every paper with a note to review, in the session's order."""
+        return self.order.arrange(load_note_rows(self.desk.store, self.desk.venue_ids, self.cache))
+
+    async def queue(self, request: Request) -> Response:
+        filters = Filters.of(request.query_params)
+        rows = await run_in_threadpool(self.rows)
+        shown = [r for r in rows if filters.keep(r)]
+        page = Page.of(shown, int_param(request.query_params.get("page"), 1))
+        context = {
+            "kind": "note",
+            "queue_path": "/notes",
+            "item_path": "/note/",
+            "bulk_api": "/api/note-approve-many",
+            "noun": "note",
+            "filters": filters,
+            "filter_query": filters.query(),
+            "rows": page.rows,
+            "page": page,
+            "page_size": PAGE_SIZE,
+            "total": len(shown),
+            "decided": self.desk.decisions.recent(),
+            "counts": counts(rows),
+            "venues": self.desk.venue_ids,
+            "fields": self.settings.fields,
+            "statuses": STATUS_FILTERS,
+            "warning_kinds": note_warning_choices(),
+            "field_names": {f.id: f"{f.emoji} {f.name}" for f in self.settings.fields},
+            "corrupt": sorted(f"{path}: {why}" for path, why in self.desk.store.corrupt.items()),
+        }
+        return self.templates.TemplateResponse(request, "queue.html", context)
+
+    async def note(self, request: Request) -> Response:
+        try:
+            venue, paper = self.desk.split(f"{request.path_params['venue']}/{request.path_params['paper']}")
+            record = await run_in_threadpool(self.desk.store.load, venue, paper)
+        except SummarizerError as exc:
+            return PlainTextResponse(str(exc), status_code=404)
+        rows = await run_in_threadpool(self.rows)
+        context = await run_in_threadpool(self._note_context, request, record, rows)
+        return self.templates.TemplateResponse(request, "note.html", context)
+
+    async def next_note(self, request: Request) -> Response:
+        """After a decision: the next note the queue's filters keep, in the session's order, else the queue."""
+        ref = f"{request.path_params['venue']}/{request.path_params['paper']}"
+        filters = Filters.of(request.query_params)
+        rows = await run_in_threadpool(self.rows)
+        found = next_after(rows, ref, filters)
+        query = f"?{filters.query()}" if filters.query() else ""
+        return RedirectResponse(f"/note/{found}{query}" if found else f"/notes{query}", status_code=303)
+
+    def _note_context(self, request: Request, record: Record, rows: list[Row]) -> dict[str, Any]:
+        ref = f"{record.venue}/{record.id}"
+        row = next((r for r in rows if r.ref == ref), None)
+        filters = Filters.of(request.query_params)
+        decided = frozenset(d.ref for d in self.desk.decisions.recent(KEEP) if d.kind == "note")
+        prev, next_ = neighbours(rows, ref, filters, decided)
+        try:
+            sections, sections_note = note_sections(self.settings, record), ""
+        except NoInput as exc:
+            sections, sections_note = [], str(exc)
+        notes = record.notes
+        current = notes.current
+        warnings = row.warnings if row else current_note_warnings(self.settings, record)
+        numbers = [v.number for v in notes.versions]
+        a, b = pick_versions(request, numbers, notes.approved_version)
+        va, vb = (notes.version(a) if a else None), (notes.version(b) if b else None)
+        return {
+            "record": record,
+            "ref": ref,
+            "filter_query": filters.query(),
+            "decided": self.desk.decisions.recent(1),
+            "status": note_status_label(record),
+            "summary_status": status_label(record),
+            "reviewable": has_note_to_review(record),
+            "current": current,
+            "note": note_page(self.settings, record, current, warnings) if current else None,
+            "sections": sections,
+            "sections_note": sections_note,
+            "prev": prev,
+            "next": next_,
+            "versions": list(reversed(notes.versions)),
+            "diff_a": a,
+            "diff_b": b,
+            "diff": line_diff(va.markdown, vb.markdown) if va and vb else [],
+            "feedback": [v for v in notes.versions if v.feedback],
+        }
+
+    async def action(self, request: Request) -> Response:
+        data = await json_body(request, MAX_BODY, "nothing saved", "shorten the note")
+        if isinstance(data, Response):
+            return data
+        outcome = await run_in_threadpool(self.notes.perform, data)
+        return JSONResponse(outcome.body, status_code=outcome.status)
+
+    async def approve_many(self, request: Request) -> Response:
+        data = await json_body(request, MAX_BULK_BODY, "nothing approved", "approve fewer notes at a time")
+        if isinstance(data, Response):
+            return data
+        items = data.get("items")
+        if not isinstance(items, list):
+            return JSONResponse({"error": 'nothing approved: expected {"items": [...]}'}, status_code=400)
+        outcome = await run_in_threadpool(self.notes.approve_many, items)
+        return JSONResponse(outcome.body, status_code=outcome.status)

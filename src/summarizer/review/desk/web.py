@@ -1,0 +1,67 @@
+"""What the desk's pages and routes share: a change's JSON body (bounded, 413 past the limit), numbers
+from the address, the two versions a diff compares, and the links a record may put in a page."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+
+def int_param(value: str | None, default: int) -> int:
+    try:
+        return int(value or "")
+    except ValueError:
+        return default
+
+
+def web_url(url: str | None) -> str:
+    """Only http(s) links from a record reach an href: never javascript: or data:."""
+    return url if url and re.match(r"https?://", url, re.IGNORECASE) else ""
+
+
+def pick_versions(
+    request: Request, numbers: list[int], newest_against: int | None = None
+) -> tuple[int | None, int | None]:
+    """The two versions to compare: ?a=&b= when both exist, else ``newest_against`` (or the previous) and the newest."""
+    try:
+        a, b = int(request.query_params.get("a", "")), int(request.query_params.get("b", ""))
+        if a in numbers and b in numbers:
+            return a, b
+    except ValueError:
+        pass
+    if len(numbers) < 2:
+        return None, None
+    if newest_against in numbers and newest_against != numbers[-1]:
+        return newest_against, numbers[-1]
+    return numbers[-2], numbers[-1]
+
+
+async def json_body(request: Request, limit: int, nothing: str, advice: str) -> dict[str, Any] | Response:
+    """The body's JSON object, or the JSON error the page shows: over ``limit`` bytes, a 413 that says so.
+
+    Past the limit the body is read (up to 8 times the limit) but not kept.
+    """
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        # A cross-site form cannot send JSON without asking first.
+        return JSONResponse({"error": f"{nothing}: expected a JSON request"}, status_code=400)
+    body, size = bytearray(), 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size <= limit:
+            body += chunk
+        elif size > 8 * limit:
+            break
+    if size > limit:
+        message = f"{nothing}: the request is over the desk's {limit // 1024} KB limit; {advice}"
+        return JSONResponse({"error": message}, status_code=413)
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return JSONResponse({"error": f"{nothing}: expected a JSON object"}, status_code=400)
+    return data
