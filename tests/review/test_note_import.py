@@ -16,6 +16,7 @@ from summarizer.core.ids import record_id
 from summarizer.core.note_markdown import render
 from summarizer.core.records import Record
 from summarizer.core.store import Store
+from summarizer.review.note_import import split_note
 
 ARXIV = re.compile(r"^\*\*arXiv\*\*: \[(\d{4}\.\d{4,5})\]", re.MULTILINE)
 FRONT_ARXIV = re.compile(r'^arxiv: "(\d{4}\.\d{4,5})"', re.MULTILINE)
@@ -185,3 +186,9 @@ def test_an_imported_note_never_replaces_an_approved_or_human_one(project: Proje
     assert notes.versions[0].markdown == "## 研究背景与动机\n人写的背景。\n" and len(notes.versions) == 2
     if status == "approved":
         assert notes.approved_version == 1 and notes.has_pending_draft  # the import waits as a pending draft
+
+
+def test_a_header_with_code_is_cut_before_the_first_real_section() -> None:
+    header = "# Title\n\n**会议**: X  \n```\n## inside a fence\n```\n`a\nb`\n\n"
+    body = "## 一句话总结\n总结。\n"
+    assert split_note(header + body) == (header, body)

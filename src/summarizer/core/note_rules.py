@@ -54,7 +54,9 @@ SECTION_BOUNDS: dict[str, tuple[int, int]] = {
 }
 
 _FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)", re.DOTALL)
+# A code span stays within its paragraph: it may break a line, never cross a blank one.
+_CODE_SPAN = re.compile(r"(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\1(?!`)", re.DOTALL)
+_NOT_NEWLINE = re.compile(r"[^\n]")
 _HEADING_LINE = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)", re.MULTILINE)
 _SECTION_LINE = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
 HTML_TAG = re.compile(r"<(?:!--|/?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>|[A-Za-z][A-Za-z0-9+.-]*:[^<>\s]*>)")
@@ -63,8 +65,16 @@ LINK = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)|\bhttps?://|\bwww\.[A-Za-z0-9-]+\.",
 DOLLAR_MATH = re.compile(r"\$\$|(?<![\\$])\$(?=\S)[^$\n]*?(?<=\S)\$(?!\d)")
 
 
+def _blank(text: str) -> str:
+    return _NOT_NEWLINE.sub(" ", text)
+
+
 def without_code(text: str) -> str:
-    """``text`` with inline code spans and fenced blocks blanked: what Markdown reads as markup."""
+    """``text`` with inline code spans and fenced blocks blanked: what Markdown reads as markup.
+
+    Blanked to spaces of the same length, line breaks kept, so a place in the result is the same
+    place in ``text`` (a section or a header is cut where the masked text says).
+    """
     kept: list[str] = []
     fence: str | None = None
     for line in text.split("\n"):
@@ -72,14 +82,14 @@ def without_code(text: str) -> str:
         if fence is not None:
             if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
                 fence = None
-            kept.append("")
+            kept.append(_blank(line))
             continue
         if opened:
             fence = opened.group(1)
-            kept.append("")
+            kept.append(_blank(line))
             continue
         kept.append(line)
-    return _CODE_SPAN.sub(" ", "\n".join(kept))
+    return _CODE_SPAN.sub(lambda m: _blank(m.group(0)), "\n".join(kept))
 
 
 def has_chinese(text: str) -> bool:
