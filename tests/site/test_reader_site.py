@@ -68,8 +68,9 @@ def test_a_paper_page_shows_what_the_record_knows(project: Project) -> None:
     assert links + "[来源](https://openreview.net/forum?id=abc) · [代码](https://github.com/example/qattn)" in page
     assert "**标签：** [量化](../../tags/量化.md#v-ICML2026) · [LLM](../../tags/llm.md#v-ICML2026)" in page
     assert "## 一句话总结\n\n本文提出一种低比特量化注意力" in page
-    related = page.split("## 相关论文\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    assert 1 <= len(related) <= 5 and all(line.startswith("- [") for line in related)
+    related = page.split("## 相关论文\n\n", 1)[1].split("\n", 1)[0]
+    assert related.startswith('<ul data-part="related"><li><a href="../../../') and related.endswith("</li></ul>")
+    assert 1 <= related.count("<li>") <= 5
     assert "## 笔记" not in page  # no note yet: the page is the summary and the metadata
 
 

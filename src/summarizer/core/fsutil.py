@@ -9,7 +9,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import FileSystemError
@@ -175,21 +175,34 @@ def _errno() -> int:
 _TEMP_NAME = re.compile(r"\.(?P<of>.+)\.[a-z0-9_]{8}\.tmp\Z")
 
 
-def remove_leftover_temp_files(folder: Path, *, recursive: bool = False, of: str | None = None) -> int:
+def remove_leftover_temp_files(
+    folder: Path, *, recursive: bool = False, of: str | None = None, skip: tuple[str, ...] = ()
+) -> int:
     """Remove the temporary files a killed write left in ``folder`` (only ours, only of ``of`` when given).
 
+    ``recursive`` looks in every folder below too, except the folders of ``folder`` named in ``skip``.
     Call it only while holding the lock of everything written there: another writer's file in
     flight would look the same.  Returns how many were removed.
     """
     if not folder.is_dir():
         return 0
     removed = 0
-    for path in folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp"):
+    for path in _temp_names(folder, recursive, skip):
         found = _TEMP_NAME.fullmatch(path.name)
         if found and (of is None or found.group("of") == of) and path.is_file() and not path.is_symlink():
             path.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def _temp_names(folder: Path, recursive: bool, skip: tuple[str, ...]) -> Iterator[Path]:
+    if not recursive:
+        yield from folder.glob(".*.tmp")
+        return
+    for parent, folders, names in os.walk(folder):  # links to folders are not followed
+        if parent == str(folder):
+            folders[:] = [name for name in folders if name not in skip]
+        yield from (Path(parent, name) for name in names if name.startswith(".") and name.endswith(".tmp"))
 
 
 def atomic_write_text(path: Path, text: str) -> None:

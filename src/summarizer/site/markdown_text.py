@@ -211,6 +211,7 @@ def summary_pieces(text: str) -> list[tuple[str, str]]:
     return _pair_marks(_split_code_and_marks(clean(text)))
 
 
+@functools.lru_cache(maxsize=1024)  # a field page and then each of its papers' pages show the same summaries
 def escape_summary(text: str) -> str:
     """A summary as Markdown: ``**bold**`` and `` `code` `` as such, math untouched, the rest as written."""
     pieces = summary_pieces(text)
@@ -325,3 +326,15 @@ def escape_block_start(markdown: str) -> str:
 def text_only(text: str) -> str:
     """Plain text for a feed or a page's description: the line cleaned, math and all, as written."""
     return clean(text)
+
+
+def html_inline(text: str) -> str:
+    """One line of outside text as raw HTML: escaped, its math marked for MathJax as arithmatex marks it."""
+    out = []
+    for is_math, segment in split_math(clean(text)):
+        if not is_math:
+            out.append(html.escape(segment, quote=True))
+            continue
+        tex = f"\\({segment[1:-1]}\\)" if segment.startswith("$") else segment
+        out.append(f'<span class="arithmatex">{html.escape(tex, quote=False)}</span>')
+    return "".join(out)

@@ -26,6 +26,7 @@ from .markdown_text import (
     escape_inline,
     escape_link_text,
     escape_summary,
+    html_inline,
     link_target,
     meta_text,
     yaml_scalar,
@@ -71,17 +72,7 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry, note: str | None 
     """The page of one paper; ``note``: an approved note's Markdown, safe for the page (none yet)."""
     record, version = entry.record, entry.version
     spec = view.fields[version.field]
-    related = []
-    for key in view.related.get(f"{venue.id}/{record.id}", []):
-        other = view.by_key.get(key)
-        if other is None:
-            continue
-        other_venue = view.venues[key.split("/", 1)[0]]
-        other_field = view.fields[other.version.field]
-        href = f"../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id)}"
-        where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
-        where = escape_inline(where)
-        related.append(f"[{escape_link_text(other.record.title)}]({href}) · {where}")
+    related = related_links(view, venue.id, record.id)
     return view.env.get_template("paper.md.j2").render(
         meta_title=yaml_scalar(meta_text(f"{record.title} · {venue.name}")),
         meta_description=yaml_scalar(meta_text(_clip(version.summary))),
@@ -97,6 +88,31 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry, note: str | None 
         note=note,
         related=related,
     )
+
+
+def related_links(view: SiteView, venue_id: str, record_id: str) -> list[str]:
+    """The paper's related papers as raw HTML (a link and where it is from), for the page's ``related`` part.
+
+    Raw HTML, one line: the site's MkDocs hook can put a new list into a built page without rendering it
+    again (``hooks/page_parts.py``), which a change in another venue often asks of thousands of pages.
+    """
+    links = []
+    for key in view.related.get(f"{venue_id}/{record_id}", []):
+        link = view.related_link.get(key)
+        if link is None and key in view.by_key:
+            link = view.related_link[key] = _related_link(view, key, view.by_key[key])
+        if link is not None:
+            links.append(link)
+    return links
+
+
+def _related_link(view: SiteView, key: str, other: PageEntry) -> str:
+    """A paper as another paper's page lists it: the same from every paper page (``VENUE/FIELD/ID/``)."""
+    other_venue = view.venues[key.split("/", 1)[0]]
+    other_field = view.fields[other.version.field]
+    href = f"../../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id).removesuffix('.md')}/"
+    where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
+    return f'<a href="{href}">{html_inline(other.record.title)}</a> · {html.escape(where)}'
 
 
 def _clip(text: str) -> str:
@@ -132,9 +148,17 @@ def tag_page(view: SiteView, key: str) -> str:
     )
 
 
+NOT_INDEXED = "\n<!-- not indexed -->"
+
+
+def indexed_digest(page: str) -> str:
+    """A digest of what the search indexes of a paper page: its text above the related papers."""
+    return hashlib.sha256(page.split(NOT_INDEXED, 1)[0].encode("utf-8")).hexdigest()[:32]
+
+
 def search_digest(pages: list[str], site_config: str) -> str:
-    """What a venue's search bundle indexes, as a digest: its paper pages' text and the site's settings."""
+    """What a venue's search bundle indexes, as a digest: its paper pages' ``indexed_digest``, the site's settings."""
     digest = hashlib.sha256(site_config.encode("utf-8"))
     for page in pages:
-        digest.update(page.split("\n<!-- not indexed -->", 1)[0].encode("utf-8"))
+        digest.update(page.encode("ascii"))
     return digest.hexdigest()[:16]
