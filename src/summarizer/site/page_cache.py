@@ -11,9 +11,10 @@ derived from its text (the search's digest of it), and the size and modification
 when the build left it.  A later build gives each page function the page's fingerprint through the
 environment (``PageEnvironment``); the template, asked to render a context of that same fingerprint
 for a file still as it was left, returns ``UNCHANGED`` instead: the page is neither rendered nor read.
-A page function that returns anything else after that (it did more than return its template's text)
-is simply called again without the cache.  The cache only ever saves work: a missing, damaged or
-edited cache file, or a page file touched since, means the page is rendered and compared as before.
+Only a page that is exactly its one template's text gets a fingerprint; a page function that returns
+anything else (more than one template, or text it changed) is rendered every time.  The cache only
+ever saves work: a missing, damaged or edited cache file, or a page file touched since, means the
+page is rendered and compared as before.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class _Slot:
     renders: int = 0
     fingerprint: str | None = None
     skipped: bool = False
+    output: str | None = None  # the text the template rendered
 
 
 @cache
@@ -101,7 +103,8 @@ class PageTemplate(jinja2.Template):
         if slot.renders == 1 and slot.fingerprint is not None and slot.fingerprint == slot.known:
             slot.skipped = True
             return UNCHANGED
-        return super().render(context)
+        slot.output = super().render(context)
+        return slot.output
 
 
 class PageEnvironment(jinja2.Environment):
@@ -134,8 +137,8 @@ class PageCache:
         if slot.skipped:  # the page function did more than return its template's text
             text = make()
         derived = derive(text)
-        if slot.renders == 1 and not slot.skipped and slot.fingerprint is not None:
-            self.fresh[rel] = (slot.fingerprint, derived)
+        if slot.renders == 1 and text is slot.output and slot.fingerprint is not None:
+            self.fresh[rel] = (slot.fingerprint, derived)  # the page is its template's text, as it came
         return text, derived
 
     def save(self) -> None:

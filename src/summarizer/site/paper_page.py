@@ -94,7 +94,7 @@ def related_links(view: SiteView, venue_id: str, record_id: str) -> list[str]:
     """The paper's related papers as raw HTML (a link and where it is from), for the page's ``related`` part.
 
     Raw HTML, one line: the site's MkDocs hook can put a new list into a built page without rendering it
-    again (``hooks/page_parts.py``), which a change in another venue often asks of thousands of pages.
+    again (``hooks/rebuild.py``), which a change in another venue often asks of thousands of pages.
     """
     links = []
     for key in view.related.get(f"{venue_id}/{record_id}", []):

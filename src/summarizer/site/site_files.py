@@ -38,7 +38,7 @@ THEME_FILES = (
     "overrides/partials/nav.html",
     "overrides/partials/nav-item.html",
     "hooks/search_index.py",
-    "hooks/page_parts.py",
+    "hooks/rebuild.py",
 )
 _SHIPPED_FROM = {"javascripts/mathjax.js": "mathjax.js", "javascripts/search.js": "search.js"}
 
