@@ -9,8 +9,8 @@ this hook takes care of both.
 venue change those lines on thousands of pages of the others.  `summarizer build` writes each such
 line as a part: one line of raw HTML, ``<p data-part="cross">…</p>`` or ``<ul data-part="related">…</ul>``,
 which Python-Markdown copies into the page's HTML as it is.  When MkDocs renders a page with parts,
-this hook stamps its HTML with a digest of everything else the page is made from (its front matter
-and its Markdown with the parts emptied: its skeleton); a page whose HTML does not hold each part
+this hook stamps its HTML with a digest of everything else the page is made from (its Markdown file,
+front matter and all, with the parts emptied: its skeleton); a page whose HTML does not hold each part
 exactly as its Markdown wrote it gets no stamp.  Before a ``--dirty`` build renders anything, the hook
 looks at each page whose Markdown is newer than its HTML: when the Markdown's skeleton is the one its
 HTML was stamped with, only parts changed, and the hook writes the new parts into the HTML itself.
@@ -30,7 +30,6 @@ So MkDocs' warning that a dirty build is inaccurate does not hold for this site,
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import re
@@ -39,7 +38,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from mkdocs.utils import clean_directory, meta
+from mkdocs.utils import clean_directory
 
 PART = re.compile(r'^<(p|ul) data-part="([a-z]+)">[^\n]*</\1>$', re.MULTILINE)
 STAMP = '<meta name="summarizer:skeleton" content="{}">'
@@ -80,20 +79,18 @@ def on_files(files: Any, config: Any) -> Any:
     return files
 
 
-def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    digest, parts = _skeleton(markdown, page.meta)
-    if parts:
-        _state["skeletons"][page.file.src_uri] = (digest, parts)
-    return markdown
+def on_page_read_source(page: Any, config: Any) -> str:
+    """The page's Markdown as MkDocs reads it; its skeleton is taken from the very text that is rendered."""
+    with open(page.file.abs_src_path, encoding="utf-8-sig", errors="strict") as source:
+        text = source.read()
+    _state["skeletons"][page.file.src_uri] = _skeleton(text)
+    return text
 
 
 def on_post_page(output: str, page: Any, config: Any) -> str:
-    found = _state["skeletons"].pop(page.file.src_uri, None)
-    if found is None:
-        return output
-    digest, parts = found
-    if "</head>" not in output or any(output.count(line) != 1 for line in parts.values()):
-        return output  # a part not copied as written: this page is always rendered
+    digest, parts = _state["skeletons"].pop(page.file.src_uri, ("", {}))
+    if not parts or "</head>" not in output or any(output.count(line) != 1 for line in parts.values()):
+        return output  # no parts, or a part not copied as written: this page is always rendered
     if dict(_parts(output)) != parts:
         return output
     return output.replace("</head>", STAMP.format(digest) + "</head>", 1)
@@ -125,17 +122,15 @@ def _made_from(site: Path) -> str | None:
         return None
 
 
-def _skeleton(markdown: str, page_meta: dict[str, Any]) -> tuple[str, dict[str, str]]:
-    """The digest of the page without its parts' content, and its parts (name -> the whole line)."""
+def _skeleton(source: str) -> tuple[str, dict[str, str]]:
+    """The digest of a page's Markdown file without its parts' content, and its parts (name -> the whole line)."""
     parts: dict[str, str] = {}
-    for name, line in _parts(markdown):
+    for name, line in _parts(source):
         if name in parts:
             return "", {}  # two parts of one name: not a page this hook patches
         parts[name] = line
-    emptied = PART.sub(lambda m: f'<{m.group(1)} data-part="{m.group(2)}"></{m.group(1)}>', markdown)
-    digest = hashlib.sha256(json.dumps(page_meta, sort_keys=True, default=str, ensure_ascii=False).encode())
-    digest.update(b"\0" + emptied.encode("utf-8"))
-    return digest.hexdigest()[:32], parts
+    emptied = PART.sub(lambda m: f'<{m.group(1)} data-part="{m.group(2)}"></{m.group(1)}>', source)
+    return hashlib.sha256(emptied.encode("utf-8")).hexdigest()[:32], parts
 
 
 def _parts(text: str) -> list[tuple[str, str]]:
@@ -145,11 +140,10 @@ def _parts(text: str) -> list[tuple[str, str]]:
 def _patch(source: Path, built: Path) -> bool:
     """Put the Markdown's parts into the built page when nothing else of it changed; True when it did."""
     try:
-        markdown, page_meta = meta.get_data(source.read_text(encoding="utf-8-sig"))
-        html = built.read_text(encoding="utf-8")
+        digest, parts = _skeleton(source.read_text(encoding="utf-8-sig"))
+        html = built.read_text(encoding="utf-8") if parts else ""
     except (OSError, ValueError):
         return False
-    digest, parts = _skeleton(markdown, page_meta)
     stamp = STAMPED.search(html)
     if not parts or stamp is None or stamp.group(1) != digest:
         return False
