@@ -60,9 +60,10 @@ def _atomic_write(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def _write_temp(path: Path, data: bytes, *, durable: bool) -> str:
+def _write_temp(path: Path, data: bytes, *, durable: bool, folder_made: bool = False) -> str:
     """``data`` in a temporary file beside ``path``, with the mode ``path`` has or would get; its name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not folder_made:
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
@@ -94,13 +95,17 @@ class WriteBatch:
 
     def __init__(self) -> None:
         self._pending: dict[Path, tuple[str, bytes]] = {}
+        self._folders: set[Path] = set()  # made (or found) already: a site has thousands of pages in a few
 
     def write_if_changed(self, path: Path, data: bytes) -> bool:
         pending = self._pending.get(path)
         if pending[1] == data if pending is not None else _holds(path, data):
             return False
         try:
-            tmp_name = _write_temp(path, data, durable=False)
+            if path.parent not in self._folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(path.parent)
+            tmp_name = _write_temp(path, data, durable=False, folder_made=True)
         except OSError as exc:
             raise FileSystemError(_failed_path(path, exc), exc) from None
         if pending is not None:
