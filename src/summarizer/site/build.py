@@ -25,10 +25,10 @@ home page, nav and cross-venue lines that know only them, so every link
 resolves (a site mixing freshly built venues with stale pages of others
 would not: its nav and cross-venue links could point at pages that were
 never written).  ``build`` with no venue builds every configured venue.
-Pages are written only
-when their bytes change; pages the builder wrote before (listed in
-``.summarizer-pages``) that no longer have papers are removed.  Nothing else
-in the folder is touched.
+A page is rendered only when its template's context changed since the last
+build (``page_cache``) and written only when its bytes change; pages the
+builder wrote before (listed in ``.summarizer-pages``) that no longer have
+papers are removed.  Nothing else in the folder is touched.
 
 The pages themselves are rendered in ``pages`` and ``paper_page``; ``site_files`` writes the rest.
 """
