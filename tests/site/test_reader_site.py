@@ -232,3 +232,14 @@ def test_related_papers_never_list_the_paper_itself_or_its_twin() -> None:
     ranked = rank(docs, 5)
     assert ranked["A/1"][0] == "A/2" and "B/1" not in ranked["A/1"] and "A/1" not in ranked["A/1"]
     assert ranked == rank(list(docs), 5)  # the same input, the same lists
+
+
+def test_a_related_paper_is_listed_as_inert_html_with_its_math_marked() -> None:
+    from summarizer.site.markdown_text import html_inline
+
+    assert html_inline('The <b>"Fast"</b> & $O(n)$ way') == (
+        'The &lt;b&gt;&quot;Fast&quot;&lt;/b&gt; &amp; <span class="arithmatex">\\(O(n)\\)</span> way'
+    )
+    assert html_inline("\\(a<b\\) then") == '<span class="arithmatex">\\(a&lt;b\\)</span> then'
+    # TeX that could make a link never reaches MathJax: it stays text (split_math), escaped.
+    assert "arithmatex" not in html_inline("\\(\\href{https://x.example}{x}\\)")
