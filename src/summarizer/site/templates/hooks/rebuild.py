@@ -20,8 +20,9 @@ rendered one would.
 **The whole site's settings.**  Every page shows the site's name, theme and settings, which no page's
 Markdown holds.  The hook keeps a digest of them in the built site (``.summarizer-site``: the MkDocs
 configuration less its nav, whose changes reach the pages of the venue they concern through their
-front matter; the theme overrides and hooks; the MkDocs and Material versions).  A ``--dirty`` build
-that finds another digest empties the built site first, as a full build does, and renders it all.
+front matter; the theme overrides and hooks; the versions of MkDocs, Material, Python-Markdown,
+its extensions and jinja2).  A ``--dirty`` build that finds another digest empties the built site
+first, as a full build does, and renders it all.
 
 So MkDocs' warning that a dirty build is inaccurate does not hold for this site, and it is left out:
 ``mkdocs build --strict --dirty`` builds.
@@ -45,6 +46,7 @@ STAMP = '<meta name="summarizer:skeleton" content="{}">'
 STAMPED = re.compile(r'<meta name="summarizer:skeleton" content="([0-9a-f]{32})">')
 SITE_STAMP = ".summarizer-site"
 DIRTY_WARNING = "A 'dirty' build is being performed"
+RENDERERS = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2")  # their upgrade: all again
 log = logging.getLogger("mkdocs.hooks.rebuild")
 _state: dict[str, Any] = {"dirty": False, "skeletons": {}}
 
@@ -103,8 +105,11 @@ def on_post_build(config: Any) -> None:
 def _site_digest(config: Any) -> str:
     """What every page is made from besides its own Markdown and its venue's nav."""
     digest = hashlib.sha256()
-    for package in ("mkdocs", "mkdocs-material"):
-        digest.update(f"{package} {metadata.version(package)}\n".encode())
+    for package in RENDERERS:
+        try:
+            digest.update(f"{package} {metadata.version(package)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{package} -\n".encode())
     settings = Path(config["config_file_path"]).read_text(encoding="utf-8")
     digest.update(settings.split("\nnav:\n", 1)[0].encode("utf-8"))
     here = Path(config["config_file_path"]).parent
