@@ -195,6 +195,12 @@ def test_mkdocs_dirty_after_changes_writes_what_a_full_build_writes(project: Pro
     build_site(project.settings(), store, None, drafts=False)
     dirty_then_full(root)
 
+    fields = [dict(f) for f in project.config["fields"]]
+    fields[0]["name"] = "改名的方向"  # in the sidebar of every page of every venue with that field
+    project.write_config(fields=fields)
+    build_site(project.settings(), store, None, drafts=False)
+    dirty_then_full(root)
+
     project.write_config(site={"title": "新的站名"})  # on every page: the whole site is built again
     build_site(project.settings(), store, None, drafts=False)
     assert "building it all" in dirty_then_full(root)

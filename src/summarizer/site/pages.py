@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 Grouped = dict[str, dict[str, list["PageEntry"]]]
 
 DRAFT_MARK = " *（📝 草稿）*"
+NAV_HOME = "首页"  # the sidebar's entries for the home page and for a venue's own page
+NAV_OVERVIEW = "概览"
 
 
 REVISION_MARK = " *（📝 修订待审）*"
@@ -172,14 +175,25 @@ class SiteView:
         top = self.settings.site.hot_topics
         return top_tags(counted, top.top_k, top.min_count)
 
+    def venue_nav(self, venue_id: str) -> dict[str, Any]:
+        """The venue's part of the sidebar as ``mkdocs.yml`` writes it: its title, each field's id and title."""
+        by_field = self.grouped[venue_id]
+        venue = self.venues[venue_id]
+        fields = [
+            {"id": spec.id, "nav_title": nav_title(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
+            for spec in self.settings.fields
+            if spec.id in by_field
+        ]
+        total = sum(len(entries) for entries in by_field.values())
+        return {"id": venue_id, "nav_title": nav_title(f"{label(venue.emoji, venue.name)} ({total})"), "fields": fields}
+
     def nav_key(self, venue_id: str) -> str:
-        """A digest of what the venue's pages show in their sidebar: it changes, they change (``--dirty``)."""
+        """A digest of what the venue's pages show in their sidebar (the home page's entry and the venue's
+        part, names and counts): it changes, they change, and ``mkdocs build --dirty`` renders them again."""
         key = self._nav_keys.get(venue_id)
         if key is None:
-            by_field = self.grouped[venue_id]
-            text = "|".join(f"{f}:{len(entries)}" for f, entries in by_field.items())
-            venue = self.venues[venue_id]
-            key = hashlib.sha256(f"{venue.emoji}|{venue.name}|{text}".encode()).hexdigest()[:12]
+            shown = [nav_title(NAV_HOME), nav_title(NAV_OVERVIEW), self.venue_nav(venue_id)]
+            key = hashlib.sha256(json.dumps(shown, ensure_ascii=False).encode()).hexdigest()[:12]
             self._nav_keys[venue_id] = key
         return key
 
@@ -275,6 +289,11 @@ def venue_page(view: SiteView, venue: Venue) -> str:
         fields=fields,
         hot=view.hot_links(everything, venue.id, 1),
     )
+
+
+def nav_title(text: str) -> str:
+    """A name for ``mkdocs.yml``: the theme writes nav titles and the site name into HTML unescaped."""
+    return yaml_scalar(meta_text(text))
 
 
 def site_title(settings: Settings, drafts: bool) -> str:

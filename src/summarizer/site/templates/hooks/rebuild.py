@@ -19,10 +19,10 @@ rendered one would.
 
 **The whole site's settings.**  Every page shows the site's name, theme and settings, which no page's
 Markdown holds.  The hook keeps a digest of them in the built site (``.summarizer-site``: the MkDocs
-configuration less its nav, whose changes reach the pages of the venue they concern through their
-front matter; the theme overrides and hooks; the versions of MkDocs, Material, Python-Markdown,
-its extensions and jinja2).  A ``--dirty`` build that finds another digest empties the built site
-first, as a full build does, and renders it all.
+configuration less the venues' part of its nav, which reaches the pages of the venue it concerns
+through their front matter, ``nav:`` being a digest of it; the theme overrides and hooks; the versions
+of MkDocs, Material, Python-Markdown, its extensions and jinja2).  A ``--dirty`` build that finds
+another digest empties the built site first, as a full build does, and renders it all.
 
 So MkDocs' warning that a dirty build is inaccurate does not hold for this site, and it is left out:
 ``mkdocs build --strict --dirty`` builds.
@@ -111,7 +111,8 @@ def _site_digest(config: Any) -> str:
         except metadata.PackageNotFoundError:
             digest.update(f"{package} -\n".encode())
     settings = Path(config["config_file_path"]).read_text(encoding="utf-8")
-    digest.update(settings.split("\nnav:\n", 1)[0].encode("utf-8"))
+    head, _, nav = settings.partition("\nnav:\n")
+    digest.update(head.encode("utf-8") + b"\0" + nav.split("\n", 1)[0].encode("utf-8"))  # and the home page's entry
     here = Path(config["config_file_path"]).parent
     for folder in ("overrides", "hooks"):
         for path in sorted((here / folder).rglob("*")) if (here / folder).is_dir() else []:
