@@ -1,6 +1,6 @@
 """The digest site: golden pages, tallies and ordering, escaping that renders as written, rebuilds.
 
-Regenerate the golden files with ``UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/test_site.py``
+Regenerate the golden files with ``UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/site/test_build.py``
 and read the diff before committing it.
 """
 
@@ -206,8 +206,8 @@ def sample_store(project: Project) -> tuple[Settings, Store]:
 
 
 # MathJax's own files (the same bytes as the package's: test_site_serves_mathjax_itself) and the related
-# papers' cache are not golden.
-NOT_GOLDEN = ("docs/javascripts/mathjax/", ".summarizer-related")
+# papers' cache and the pages' fingerprints are not golden.
+NOT_GOLDEN = ("docs/javascripts/mathjax/", ".summarizer-related", ".summarizer-rendered")
 
 
 def site_files(root: Path) -> dict[str, bytes]:
@@ -266,7 +266,8 @@ def test_cross_venue_line_in_config_order_with_counts(project: Project) -> None:
     root = Path(build_site(settings, store, None, drafts=True).subject)
     page = (root / "docs/ICLR2026/llm_pretraining/index.md").read_text("utf-8")
     assert (
-        '<p>📌 <strong>同领域跨会议浏览：</strong> <a href="../../ICML2026/llm_pretraining/">🧪 ICML2026 (5)</a>'
+        '<p data-part="cross">📌 <strong>同领域跨会议浏览：</strong> <a href="../../ICML2026/llm_pretraining/">'
+        "🧪 ICML2026 (5)</a>"
         ' · <a href="../../ACL2026/llm_pretraining/">💬 ACL 2026 (1)</a></p>\n'
     ) in page
     # image_generation exists only at ICLR2026: no cross-venue line at all.

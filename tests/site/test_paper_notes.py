@@ -18,7 +18,7 @@ from summarizer.core.records import Record
 from summarizer.core.store import Store
 from summarizer.site.build import build_site
 from summarizer.site.paper_note import NOTE_DRAFT_MARK, NOTE_REVISION_MARK
-from summarizer.site.paper_page import search_digest
+from summarizer.site.paper_page import indexed_digest
 from summarizer.site.site_files import markdown_extensions
 from summarizer.summarize.note_answer import check_note
 from summarizer.testing.fake_openai import FakeOpenAI
@@ -270,8 +270,8 @@ def test_notes_the_loopback_provider_writes_once_approved_are_on_the_pages_the_f
     assert broken_links(root / "site") == []
 
 
-def test_a_note_holding_the_pages_own_marker_is_still_wholly_in_the_search_digest() -> None:
+def test_a_note_holding_the_pages_own_marker_is_still_wholly_in_the_indexed_digest() -> None:
     page = "笔记 A\n<!-- not indexed -->\n笔记 B\n<!-- not indexed -->\n相关论文"
     changed = page.replace("笔记 B", "笔记 C")
-    assert search_digest([page], "site") != search_digest([changed], "site")
-    assert search_digest([page], "site") == search_digest([page.replace("相关论文", "别的")], "site")
+    assert indexed_digest(page) != indexed_digest(changed)
+    assert indexed_digest(page) == indexed_digest(page.replace("相关论文", "别的"))

@@ -67,8 +67,9 @@ def test_a_paper_page_shows_what_the_record_knows(project: Project) -> None:
     assert links + "[来源](https://openreview.net/forum?id=abc) · [代码](https://github.com/example/qattn)" in page
     assert "**标签：** [量化](../../tags/量化.md#v-ICML2026) · [LLM](../../tags/llm.md#v-ICML2026)" in page
     assert "## 一句话总结\n\n本文提出一种低比特量化注意力" in page
-    related = page.split("## 相关论文\n\n", 1)[1].split("\n\n", 1)[0].splitlines()
-    assert 1 <= len(related) <= 5 and all(line.startswith("- [") for line in related)
+    related = page.split("## 相关论文\n\n", 1)[1].split("\n", 1)[0]
+    assert related.startswith('<ul data-part="related"><li><a href="../../../') and related.endswith("</li></ul>")
+    assert 1 <= related.count("<li>") <= 5
     assert 'class="paper-note"' not in page  # no note: the page is the summary and the metadata
     assert page.endswith("[← 返回 📚 预训练](index.md) · [🧪 ICML2026](../index.md)\n")  # its field, its venue
 
@@ -218,3 +219,15 @@ def test_related_papers_never_list_the_paper_itself_or_its_twin() -> None:
     ranked = rank(docs, 5)
     assert ranked["A/1"][0] == "A/2" and "B/1" not in ranked["A/1"] and "A/1" not in ranked["A/1"]
     assert ranked == rank(list(docs), 5)  # the same input, the same lists
+
+
+def test_a_related_paper_is_listed_as_inert_html_with_its_math_marked() -> None:
+    from summarizer.site.markdown_text import html_inline
+
+    assert html_inline('The <b>"Fast"</b> & $O(n)$ way') == (
+        'The &lt;b&gt;&quot;Fast&quot;&lt;/b&gt; &amp; <span class="arithmatex">\\(O(n)\\)</span> way'
+    )
+    assert html_inline("\\(a<b\\) then") == '<span class="arithmatex">\\(a&lt;b\\)</span> then'
+    # TeX that could make a link never reaches MathJax: it stays text (split_math), escaped.
+    assert "arithmatex" not in html_inline("\\(\\href{https://x.example}{x}\\)")
+    assert html_inline("a {++b++}") == "a &#123;++b++}"  # critic would read the raw HTML too

@@ -9,7 +9,7 @@ import hashlib
 import os
 import re
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from .errors import FileSystemError
@@ -60,9 +60,10 @@ def _atomic_write(path: Path, data: bytes) -> None:
     _fsync_dir(path.parent)
 
 
-def _write_temp(path: Path, data: bytes, *, durable: bool) -> str:
+def _write_temp(path: Path, data: bytes, *, durable: bool, folder_made: bool = False) -> str:
     """``data`` in a temporary file beside ``path``, with the mode ``path`` has or would get; its name."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if not folder_made:
+        path.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = path.stat().st_mode & 0o7777
     except FileNotFoundError:
@@ -94,13 +95,17 @@ class WriteBatch:
 
     def __init__(self) -> None:
         self._pending: dict[Path, tuple[str, bytes]] = {}
+        self._folders: set[Path] = set()  # made (or found) already: a site has thousands of pages in a few
 
     def write_if_changed(self, path: Path, data: bytes) -> bool:
         pending = self._pending.get(path)
         if pending[1] == data if pending is not None else _holds(path, data):
             return False
         try:
-            tmp_name = _write_temp(path, data, durable=False)
+            if path.parent not in self._folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self._folders.add(path.parent)
+            tmp_name = _write_temp(path, data, durable=False, folder_made=True)
         except OSError as exc:
             raise FileSystemError(_failed_path(path, exc), exc) from None
         if pending is not None:
@@ -175,21 +180,34 @@ def _errno() -> int:
 _TEMP_NAME = re.compile(r"\.(?P<of>.+)\.[a-z0-9_]{8}\.tmp\Z")
 
 
-def remove_leftover_temp_files(folder: Path, *, recursive: bool = False, of: str | None = None) -> int:
+def remove_leftover_temp_files(
+    folder: Path, *, recursive: bool = False, of: str | None = None, skip: tuple[str, ...] = ()
+) -> int:
     """Remove the temporary files a killed write left in ``folder`` (only ours, only of ``of`` when given).
 
+    ``recursive`` looks in every folder below too, except the folders of ``folder`` named in ``skip``.
     Call it only while holding the lock of everything written there: another writer's file in
     flight would look the same.  Returns how many were removed.
     """
     if not folder.is_dir():
         return 0
     removed = 0
-    for path in folder.rglob(".*.tmp") if recursive else folder.glob(".*.tmp"):
+    for path in _temp_names(folder, recursive, skip):
         found = _TEMP_NAME.fullmatch(path.name)
         if found and (of is None or found.group("of") == of) and path.is_file() and not path.is_symlink():
             path.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def _temp_names(folder: Path, recursive: bool, skip: tuple[str, ...]) -> Iterator[Path]:
+    if not recursive:
+        yield from folder.glob(".*.tmp")
+        return
+    for parent, folders, names in os.walk(folder):  # links to folders are not followed
+        if parent == str(folder):
+            folders[:] = [name for name in folders if name not in skip]
+        yield from (Path(parent, name) for name in names if name.startswith(".") and name.endswith(".tmp"))
 
 
 def atomic_write_text(path: Path, text: str) -> None:

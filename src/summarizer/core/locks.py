@@ -47,7 +47,8 @@ def site(outputs_dir: Path, *, drafts: bool) -> Iterator[Path]:
     """Hold the lock of ``outputs/site`` (or ``outputs/preview`` with ``drafts``); yields the folder."""
     folder = site_folder(outputs_dir, drafts=drafts)
     with _held(outputs_dir, f".{folder.name}", f"another summarizer command is building {folder}"):
-        remove_leftover_temp_files(folder, recursive=True)  # a killed build's, as for a venue
+        # A killed build's, as for a venue; not in MkDocs' own output (``site/``), which no command here writes.
+        remove_leftover_temp_files(folder, recursive=True, skip=("site",))
         yield folder
 
 

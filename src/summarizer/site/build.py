@@ -25,10 +25,10 @@ home page, nav and cross-venue lines that know only them, so every link
 resolves (a site mixing freshly built venues with stale pages of others
 would not: its nav and cross-venue links could point at pages that were
 never written).  ``build`` with no venue builds every configured venue.
-Pages are written only
-when their bytes change; pages the builder wrote before (listed in
-``.summarizer-pages``) that no longer have papers are removed.  Nothing else
-in the folder is touched.
+A page is rendered only when its template's context changed since the last
+build (``page_cache``) and written only when its bytes change; pages the
+builder wrote before (listed in ``.summarizer-pages``) that no longer have
+papers are removed.  Nothing else in the folder is touched.
 
 The pages themselves are rendered in ``pages`` and ``paper_page``; ``site_files`` writes the rest.
 """
@@ -36,6 +36,8 @@ The pages themselves are rendered in ``pages`` and ``paper_page``; ``site_files`
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable
 from pathlib import Path
 
 from summarizer.core.config import Settings, Venue
@@ -47,6 +49,7 @@ from summarizer.core.store import Store
 
 from .feeds import feed
 from .markdown_text import meta_text, yaml_scalar
+from .page_cache import PageCache
 from .pages import (
     Grouped,
     PageEntry,
@@ -61,7 +64,7 @@ from .pages import (
     site_title,
     venue_page,
 )
-from .paper_page import paper_page, search_digest, tag_page
+from .paper_page import indexed_digest, paper_page, search_digest, tag_page
 from .related import Doc, related
 from .site_files import SHIPPED, TEMPLATES, THEME_FILES, mathjax_es5, mathjax_files, mkdocs_yml, shipped, theme_digest
 from .tags import slugs, tally
@@ -100,6 +103,7 @@ class _Writer:
         self.report = report
         self.pages: set[str] = set()
         self.batch = WriteBatch()  # one disk sync for thousands of pages, not one each
+        self.cache = PageCache(root)
 
     def write(self, rel: str, text: str | bytes) -> None:
         data = text.encode("utf-8") if isinstance(text, str) else text
@@ -108,6 +112,19 @@ class _Writer:
             self.report.written.append(rel)
         else:
             self.report.unchanged.append(rel)
+
+    def page(self, rel: str, make: Callable[[], str], derive: Callable[[str], str] = lambda _: "") -> str:
+        """A page made by ``make`` (one template's text), rendered only when its context changed.
+
+        Returns ``derive`` of its text, computed when it is rendered and kept with its fingerprint.
+        """
+        text, derived = self.cache.make(rel, make, derive)
+        if text is None:
+            self.pages.add(rel)
+            self.report.unchanged.append(rel)
+        else:
+            self.write(rel, text)
+        return derived
 
 
 def _gather(settings: Settings, store: Store, venues: list[Venue], *, drafts: bool, report: Report) -> Grouped:
@@ -142,24 +159,23 @@ def _read_manifest(root: Path) -> set[str]:
         text = (root / MANIFEST).read_text(encoding="utf-8")
     except FileNotFoundError:
         return set()
-    inside = root.resolve()
-    folders: dict[Path, Path] = {}  # each folder resolved once: a site has thousands of pages in a few folders
+    inside = os.path.realpath(root)
+    folders: dict[str, bool] = {}  # each folder resolved once: a site has thousands of pages in a few folders
     return {
-        line
-        for line in text.split("\n")
-        if line and not line.startswith("#") and _inside(inside, root / line, line, folders)
+        line for line in text.split("\n") if line and not line.startswith("#") and _inside(inside, root, line, folders)
     }
 
 
-def _inside(resolved_root: Path, path: Path, rel: str, folders: dict[Path, Path]) -> bool:
+def _inside(resolved_root: str, root: Path, rel: str, folders: dict[str, bool]) -> bool:
     """A plain relative path whose folder, links followed, is inside the site (removing a link removes the link)."""
-    plain = not Path(rel).is_absolute() and ".." not in Path(rel).parts and "\\" not in rel
-    if not plain:
+    folder, _, name = rel.rpartition("/")
+    if rel.startswith("/") or "\\" in rel or ".." in rel.split("/") or name in ("", "."):
         return False
-    folder = folders.get(path.parent)
-    if folder is None:
-        folder = folders[path.parent] = path.parent.resolve()
-    return folder.is_relative_to(resolved_root) and path.name not in ("", ".", "..")
+    known = folders.get(folder)
+    if known is None:
+        real = os.path.realpath(os.path.join(root, folder))
+        known = folders[folder] = real == resolved_root or real.startswith(resolved_root + os.sep)
+    return known
 
 
 def _remove_stale(root: Path, stale: set[str], report: Report) -> None:
@@ -220,31 +236,31 @@ def _write_site_files(writer: _Writer, view: SiteView) -> str:
 
 
 def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
-    """The venue's pages and feeds; returns its paper pages (what its search bundle indexes)."""
-    writer.write(f"docs/{venue.id}/index.md", venue_page(view, venue))
+    """The venue's pages and feeds; returns a digest of each paper page's indexed text (its search bundle's input)."""
+    writer.page(f"docs/{venue.id}/index.md", lambda: venue_page(view, venue))
     writer.write(f"docs/{venue.id}/feed.xml", feed(view, venue, None))
     papers = []
+    # Each page's lambda runs within writer.page, in its own turn of the loop (B023 fears late binding).
     for field_id, entries in view.grouped[venue.id].items():
         folder = f"docs/{venue.id}/{field_id}"
-        writer.write(f"{folder}/index.md", field_page(view, venue, view.fields[field_id]))
+        writer.page(f"{folder}/index.md", lambda: field_page(view, venue, view.fields[field_id]))  # noqa: B023
         writer.write(f"{folder}/feed.xml", feed(view, venue, field_id))
         for entry in entries:
-            page = paper_page(view, venue, entry)
-            writer.write(f"{folder}/{paper_file(entry.record.id)}", page)
-            papers.append(page)
+            rel = f"{folder}/{paper_file(entry.record.id)}"
+            papers.append(writer.page(rel, lambda: paper_page(view, venue, entry), indexed_digest))  # noqa: B023
     return papers
 
 
 def _write_pages(writer: _Writer, view: SiteView) -> None:
     site_config = _write_site_files(writer, view)
-    writer.write("docs/index.md", home_page(view))
+    writer.page("docs/index.md", lambda: home_page(view))
     digests = {}
     for venue in view.settings.venues:
         if view.grouped.get(venue.id):
             digests[venue.id] = search_digest(_write_venue(writer, view, venue), site_config)
     for key, slug in view.slugs.items():
-        writer.write(f"docs/tags/{slug}.md", tag_page(view, key))
-    writer.write("docs/search.md", view.env.get_template("search.md.j2").render(
+        writer.page(f"docs/tags/{slug}.md", lambda: tag_page(view, key))  # noqa: B023
+    writer.page("docs/search.md", lambda: view.env.get_template("search.md.j2").render(
         meta_description=yaml_scalar(meta_text(f"搜索{site_title(view.settings, view.drafts)}的论文解读。")),
         bundles=" ".join(digests),
     ))  # fmt: skip
@@ -260,12 +276,16 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
     grouped = _gather(settings, store, [v for v in settings.venues if v.id in selected], drafts=drafts, report=report)
     view = site_view(settings, grouped, drafts=drafts, cache_dir=root)
     writer = _Writer(root, report)
+    view.env.page_cache = writer.cache
     try:
         _write_pages(writer, view)
     except BaseException:
         writer.batch.discard()
         raise
+    finally:
+        view.env.page_cache = None
     writer.batch.commit()
+    writer.cache.save()
 
     previous = _read_manifest(root)
     _remove_stale(root, previous - writer.pages, report)

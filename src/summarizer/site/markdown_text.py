@@ -357,3 +357,17 @@ def escape_block_start(markdown: str) -> str:
 def text_only(text: str) -> str:
     """Plain text for a feed or a page's description: the line cleaned, math and all, as written."""
     return clean(text)
+
+
+def html_inline(text: str) -> str:
+    """One line of outside text as raw HTML: escaped (critic marks too, as ``escape_html``), its math marked
+    for MathJax as arithmatex marks it."""
+    out = []
+    for is_math, segment in split_math(clean(text)):
+        if not is_math:
+            out.append(html.escape(segment, quote=True))
+            continue
+        tex = f"\\({segment[1:-1]}\\)" if segment.startswith("$") else segment
+        out.append(f'<span class="arithmatex">{html.escape(tex, quote=False)}</span>')
+    escaped = "".join(out)
+    return CRITIC_OPENER.sub(lambda m: "&#123;" + m.group(0)[1:], escaped) if "{" in escaped else escaped

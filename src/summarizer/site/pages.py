@@ -11,11 +11,12 @@ from __future__ import annotations
 import functools
 import hashlib
 import html
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, PackageLoader, StrictUndefined
+from jinja2 import PackageLoader, StrictUndefined
 
 from summarizer.core.config import FieldSpec, Settings, TagSettings, Venue
 from summarizer.core.ids import strip_version
@@ -32,6 +33,7 @@ from .markdown_text import (
     sort_key,
     yaml_scalar,
 )
+from .page_cache import PageEnvironment
 from .tags import TagTally, tag_key, tally, top_tags, venue_anchor
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -39,6 +41,8 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 Grouped = dict[str, dict[str, list["PageEntry"]]]
 
 DRAFT_MARK = " *（📝 草稿）*"
+NAV_HOME = "首页"  # the sidebar's entries for the home page and for a venue's own page
+NAV_OVERVIEW = "概览"
 
 
 REVISION_MARK = " *（📝 修订待审）*"
@@ -86,8 +90,8 @@ def select(record: Record, *, drafts: bool, tags: TagSettings) -> PageEntry | No
     return PageEntry(record, version, tuple(normalize_tags(version.tags, tags)), mark)
 
 
-def page_env() -> Environment:
-    return Environment(
+def page_env() -> PageEnvironment:
+    return PageEnvironment(
         loader=PackageLoader("summarizer.site", "templates"),
         autoescape=False,  # Markdown and YAML, escaped in Python (markdown_text)
         trim_blocks=True,
@@ -132,16 +136,19 @@ class SiteView:
     settings: Settings
     grouped: Grouped
     drafts: bool
-    env: Environment
+    env: PageEnvironment
     tally: TagTally
     slugs: dict[str, str]
     related: dict[str, list[str]] = field(default_factory=dict)
     by_key: dict[str, PageEntry] = field(default_factory=dict)
+    related_link: dict[str, str] = field(default_factory=dict)  # a paper as related lists show it, by key
 
     def __post_init__(self) -> None:
         self.venues = {v.id: v for v in self.settings.venues}
         self.fields = {f.id: f for f in self.settings.fields}
         self._tagged: dict[str, list[tuple[str, str, PageEntry]]] = {}
+        self._nav_keys: dict[str, str] = {}
+        self._cross: dict[str, list[tuple[str, str]]] = {}
         for venue_id, by_field in self.grouped.items():
             for field_id, entries in by_field.items():
                 for entry in entries:
@@ -185,12 +192,44 @@ class SiteView:
         top = self.settings.site.hot_topics
         return top_tags(counted, top.top_k, top.min_count)
 
-    def nav_key(self, venue_id: str) -> str:
-        """A digest of what the venue's pages show in their sidebar: it changes, they change (``--dirty``)."""
+    def venue_nav(self, venue_id: str) -> dict[str, Any]:
+        """The venue's part of the sidebar as ``mkdocs.yml`` writes it: its title, each field's id and title."""
         by_field = self.grouped[venue_id]
-        text = "|".join(f"{f}:{len(entries)}" for f, entries in by_field.items())
         venue = self.venues[venue_id]
-        return hashlib.sha256(f"{venue.emoji}|{venue.name}|{text}".encode()).hexdigest()[:12]
+        fields = [
+            {"id": spec.id, "nav_title": nav_title(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
+            for spec in self.settings.fields
+            if spec.id in by_field
+        ]
+        total = sum(len(entries) for entries in by_field.values())
+        return {"id": venue_id, "nav_title": nav_title(f"{label(venue.emoji, venue.name)} ({total})"), "fields": fields}
+
+    def nav_key(self, venue_id: str) -> str:
+        """A digest of what the venue's pages show in their sidebar (the home page's entry and the venue's
+        part, names and counts): it changes, they change, and ``mkdocs build --dirty`` renders them again."""
+        key = self._nav_keys.get(venue_id)
+        if key is None:
+            shown = [nav_title(NAV_HOME), nav_title(NAV_OVERVIEW), self.venue_nav(venue_id)]
+            key = hashlib.sha256(json.dumps(shown, ensure_ascii=False).encode()).hexdigest()[:12]
+            self._nav_keys[venue_id] = key
+        return key
+
+    def cross_links(self, field_id: str) -> list[tuple[str, str]]:
+        """``(venue id, link)`` to the field's page in each venue that has the field, in config order.
+
+        Raw HTML, not Markdown links: as Markdown links, this line (a link per venue on every field page)
+        costs a third of `mkdocs build` on a large site.  Its targets are pages this build writes.  It is
+        the field page's ``cross`` part, which the site's MkDocs hook can replace in a built page.
+        """
+        links = self._cross.get(field_id)
+        if links is None:
+            links = self._cross[field_id] = [
+                (other.id, f'<a href="../../{other.id}/{field_id}/">{html.escape(label(other.emoji, other.name))} '
+                 f"({len(self.grouped[other.id][field_id])})</a>")
+                for other in self.settings.venues
+                if field_id in self.grouped.get(other.id, {})
+            ]  # fmt: skip
+        return links
 
 
 def _cjk_join(latin_or_cjk: str, cjk: str) -> str:
@@ -214,14 +253,7 @@ def field_page(view: SiteView, venue: Venue, spec: FieldSpec) -> str:
     grouped = view.grouped
     entries = grouped[venue.id][spec.id]
     hot = view.hot(entries)
-    # Raw HTML, not Markdown links: as Markdown links, this line (a link per venue on every field page)
-    # costs a third of `mkdocs build` on a large site.  Its targets are pages this build writes.
-    cross = [
-        f'<a href="../../{other.id}/{spec.id}/">{html.escape(label(other.emoji, other.name))} '
-        f"({len(grouped[other.id][spec.id])})</a>"
-        for other in view.settings.venues
-        if other.id != venue.id and spec.id in grouped.get(other.id, {})
-    ]
+    cross = [link for other, link in view.cross_links(spec.id) if other != venue.id]
     n = len(entries)
     return view.env.get_template("field.md.j2").render(
         meta_title=yaml_scalar(meta_text(f"{venue.name} {spec.name} · {n} 篇论文解读")),
@@ -274,6 +306,11 @@ def venue_page(view: SiteView, venue: Venue) -> str:
         fields=fields,
         hot=view.hot_links(everything, venue.id, 1),
     )
+
+
+def nav_title(text: str) -> str:
+    """A name for ``mkdocs.yml``: the theme writes nav titles and the site name into HTML unescaped."""
+    return yaml_scalar(meta_text(text))
 
 
 def site_title(settings: Settings, drafts: bool) -> str:

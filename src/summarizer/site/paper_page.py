@@ -9,7 +9,9 @@ search indexes (``data-pagefind-body``).
 A paper with a note shown (``paper_note``: the approved one; in the preview the newest) reads as the
 reference's note page: the note's own title and bold metadata lines, then the page's lines above
 (venue, field, authors, links, tags), then the note's 一句话总结 and sections in place of the summary.
-The page links back to its field's page and its venue's page, with or without a note.
+The page links back to its field's page and its venue's page, with or without a note.  Its related
+papers are one line of raw HTML (the ``related`` part), which the site's MkDocs hook can replace in a
+built page (``hooks/rebuild.py``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from .markdown_text import (
     escape_inline,
     escape_link_text,
     escape_summary,
+    html_inline,
     link_target,
     meta_text,
     yaml_scalar,
@@ -70,19 +73,29 @@ def _tier(entry: PageEntry) -> str:
     return escape_inline(tier[:1].upper() + tier[1:]) if tier else ""
 
 
-def _related(view: SiteView, venue: Venue, record_id: str) -> list[str]:
-    """The related papers' lines: each title linked to its page, with its venue and field."""
-    lines = []
-    for key in view.related.get(f"{venue.id}/{record_id}", []):
-        other = view.by_key.get(key)
-        if other is None:
-            continue
-        other_venue = view.venues[key.split("/", 1)[0]]
-        other_field = view.fields[other.version.field]
-        href = f"../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id)}"
-        where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
-        lines.append(f"[{escape_link_text(other.record.title)}]({href}) · {escape_inline(where)}")
-    return lines
+def related_links(view: SiteView, venue_id: str, record_id: str) -> list[str]:
+    """The paper's related papers as raw HTML (a link and where it is from), for the page's ``related`` part.
+
+    Raw HTML, one line: the site's MkDocs hook can put a new list into a built page without rendering it
+    again (``hooks/rebuild.py``), which a change in another venue often asks of thousands of pages.
+    """
+    links = []
+    for key in view.related.get(f"{venue_id}/{record_id}", []):
+        link = view.related_link.get(key)
+        if link is None and key in view.by_key:
+            link = view.related_link[key] = _related_link(view, key, view.by_key[key])
+        if link is not None:
+            links.append(link)
+    return links
+
+
+def _related_link(view: SiteView, key: str, other: PageEntry) -> str:
+    """A paper as another paper's page lists it: the same from every paper page (``VENUE/FIELD/ID/``)."""
+    other_venue = view.venues[key.split("/", 1)[0]]
+    other_field = view.fields[other.version.field]
+    href = f"../../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id).removesuffix('.md')}/"
+    where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
+    return f'<a href="{href}">{html_inline(other.record.title)}</a> · {html.escape(where)}'
 
 
 def _about(view: SiteView, venue: Venue, entry: PageEntry, note: PageNote | None) -> str:
@@ -122,7 +135,7 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry) -> str:
         note_class=NOTE_CLASS,
         venue_label=escape_link_text(label(venue.emoji, venue.name)),
         field_label=escape_link_text(label(spec.emoji, spec.name)),
-        related=_related(view, venue, record.id),
+        related=related_links(view, venue.id, record.id),
     )
 
 
@@ -159,10 +172,18 @@ def tag_page(view: SiteView, key: str) -> str:
     )
 
 
+NOT_INDEXED = "\n<!-- not indexed -->"
+
+
+def indexed_digest(page: str) -> str:
+    """A digest of what the search indexes of a paper page: its text above the related papers."""
+    # The page's own marker is its last: a note may hold the same comment (kept as written), higher up.
+    return hashlib.sha256(page.rsplit(NOT_INDEXED, 1)[0].encode("utf-8")).hexdigest()[:32]
+
+
 def search_digest(pages: list[str], site_config: str) -> str:
-    """What a venue's search bundle indexes, as a digest: its paper pages' text and the site's settings."""
+    """What a venue's search bundle indexes, as a digest: its paper pages' ``indexed_digest``, the site's settings."""
     digest = hashlib.sha256(site_config.encode("utf-8"))
     for page in pages:
-        # The page's own marker is its last: a note may hold the same comment (kept as written), higher up.
-        digest.update(page.rsplit("\n<!-- not indexed -->", 1)[0].encode("utf-8"))
+        digest.update(page.encode("ascii"))
     return digest.hexdigest()[:16]

@@ -20,7 +20,7 @@ import yaml
 from summarizer.core.config import Settings
 
 from .markdown_text import meta_text, yaml_scalar
-from .pages import TEMPLATES, SiteView, label, site_title
+from .pages import NAV_HOME, NAV_OVERVIEW, TEMPLATES, SiteView, nav_title, site_title
 
 MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
 MATHJAX_DIR = "javascripts/mathjax"
@@ -38,6 +38,7 @@ THEME_FILES = (
     "overrides/partials/nav.html",
     "overrides/partials/nav-item.html",
     "hooks/search_index.py",
+    "hooks/rebuild.py",
 )
 _SHIPPED_FROM = {"javascripts/mathjax.js": "mathjax.js", "javascripts/search.js": "search.js"}
 # The reference site's Markdown extensions, in its order and with its options (its own mkdocs.yml), so a
@@ -94,11 +95,6 @@ def theme_digest() -> str:
     return digest.hexdigest()
 
 
-def _nav_title(text: str) -> str:
-    """A name for ``mkdocs.yml``: the theme writes nav titles and the site name into HTML unescaped."""
-    return yaml_scalar(meta_text(text))
-
-
 def _publisher_keys(settings: Settings) -> str:
     """``site:``'s MkDocs settings as YAML lines (names escaped as nav titles are, ``extra`` as data)."""
     site = settings.site
@@ -138,29 +134,18 @@ def _extensions_yaml() -> str:
 
 def mkdocs_yml(view: SiteView) -> str:
     settings = view.settings
-    venues = []
-    for v in settings.venues:
-        by_field = view.grouped.get(v.id)
-        if not by_field:
-            continue
-        total = sum(len(e) for e in by_field.values())
-        fields = [
-            {"id": spec.id, "nav_title": _nav_title(f"{label(spec.emoji, spec.name)} ({len(by_field[spec.id])})")}
-            for spec in settings.fields
-            if spec.id in by_field
-        ]
-        venues.append({"id": v.id, "nav_title": _nav_title(f"{label(v.emoji, v.name)} ({total})"), "fields": fields})
+    venues = [view.venue_nav(v.id) for v in settings.venues if view.grouped.get(v.id)]
     mathjax = MATHJAX_CDN if settings.site.mathjax == "cdn" else f"{MATHJAX_DIR}/tex-mml-chtml.js"
     return view.env.get_template("mkdocs.yml.j2").render(
-        site_name=_nav_title(site_title(settings, view.drafts)),
+        site_name=nav_title(site_title(settings, view.drafts)),
         publisher=_publisher_keys(settings),
         theme=_indent(_theme_keys(settings), 2),
         extra=_extra(settings),
         markdown_extensions=_indent(_extensions_yaml(), 2),
         extra_css=[yaml_scalar(css) for css in ["stylesheets/site.css", *settings.site.extra_css]],
         mathjax=yaml_scalar(mathjax),
-        home_title=_nav_title("首页"),
-        overview_title=_nav_title("概览"),
+        home_title=nav_title(NAV_HOME),
+        overview_title=nav_title(NAV_OVERVIEW),
         venues=venues,
     )
 

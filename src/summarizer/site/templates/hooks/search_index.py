@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,11 @@ from mkdocs.exceptions import PluginError
 log = logging.getLogger("mkdocs.hooks.search_index")
 BUNDLES = "search-index"
 STAMP = ".digest"
-_state: dict[str, object] = {"pages": set()}
+_state: dict[str, object] = {"pages": set(), "dirty": False}
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    _state["dirty"] = dirty  # a full build starts from an empty folder: no page is gone
 
 
 def on_files(files: Any, config: Any) -> Any:
@@ -37,7 +42,8 @@ def on_files(files: Any, config: Any) -> Any:
 def on_post_build(config: Any) -> None:
     site = Path(config["site_dir"])
     wanted = json.loads((Path(config["docs_dir"]) / ".search-index.json").read_text(encoding="utf-8"))
-    _remove_gone_pages(site, wanted["folders"])
+    if _state["dirty"]:
+        _remove_gone_pages(site, wanted["folders"])
     bundles = site / BUNDLES
     if bundles.is_dir():
         for old in bundles.iterdir():
@@ -62,13 +68,18 @@ def _remove_gone_pages(site: Path, folders: list[str]) -> None:
     pages = _state["pages"]
     assert isinstance(pages, set)
     for folder in folders:
-        for html in sorted((site / folder).rglob("*.html")) if (site / folder).is_dir() else []:
-            if html.relative_to(site).as_posix() not in pages:
-                html.unlink()
-                parent = html.parent
-                while parent != site and not any(parent.iterdir()):
-                    parent.rmdir()
-                    parent = parent.parent
+        for parent, _, names in os.walk(site / folder):
+            for name in names:
+                html = Path(parent, name)
+                if name.endswith(".html") and html.relative_to(site).as_posix() not in pages:
+                    html.unlink()
+                    _remove_empty(site, html.parent)
+
+
+def _remove_empty(site: Path, folder: Path) -> None:
+    while folder != site and not any(folder.iterdir()):
+        folder.rmdir()
+        folder = folder.parent
 
 
 def _command(site: Path, venue: str) -> list[str]:
