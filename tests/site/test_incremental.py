@@ -69,6 +69,17 @@ def remove_paper(store: Store, rng: random.Random) -> None:
     store.path(venue, record.id).unlink()
 
 
+def note_citing(store: Store, rng: random.Random, cited: int) -> None:
+    """An approved note on a random paper that compares it with paper ``cited`` (linked once that paper is on the site)."""
+    venue = rng.choice(VENUES3)["id"]
+    record = rng.choice(store.records(venue))
+    record.notes.add_version(
+        f"## 一句话总结\n\n笔记。\n\n## 与相关工作的对比\n- **vs Other** (arXiv:2601.{cited:05d}): 对比。\n", "llm"
+    )
+    record.notes.approve()
+    store.save(record)
+
+
 def rename(project: Project, rng: random.Random, step: int) -> None:
     venues = [dict(v) for v in project.config["venues"]]
     rng.choice(venues)["name"] = f"Renamed {step}"
@@ -87,6 +98,8 @@ def test_a_rebuild_after_changes_writes_what_a_full_build_writes(project: Projec
         lambda: edit_summary(store, rng),
         lambda: remove_paper(store, rng),
         lambda: rename(project, rng, 1),
+        lambda: note_citing(store, rng, 300),  # a note whose comparison is not on the site yet
+        lambda: add_paper(store, rng, 300),  # now it is: the note's page links it
         lambda: (add_paper(store, rng, 200), edit_summary(store, rng), remove_paper(store, rng)),
         lambda: project.write_config(site={"title": "新的站名", "hot_topics": {"top_k": 2, "min_count": 1}}),
     ]
@@ -97,6 +110,8 @@ def test_a_rebuild_after_changes_writes_what_a_full_build_writes(project: Projec
         full = full_build(project, tmp_path / f"full-{step}")
         assert site_files(root) == site_files(full), step
         assert site_files(full) == site_files(full_build(project, tmp_path / f"again-{step}"))  # deterministic
+    pages = site_files(root).values()
+    assert any(b"paper-note" in page and b"2601.00300.md)" in page for page in pages)  # the note's link was made
 
 
 def test_a_rebuild_renders_only_the_pages_whose_context_changed(
@@ -107,6 +122,7 @@ def test_a_rebuild_renders_only_the_pages_whose_context_changed(
     store = project.store()
     for n in range(20):
         add_paper(store, rng, n)
+    note_citing(store, rng, 3)  # a page with a note is skipped like any other
     root = Path(build_site(project.settings(), store, None, drafts=False).subject)
     rendered: list[str] = []
     real_render = jinja2.Template.render
@@ -192,6 +208,7 @@ def test_mkdocs_dirty_after_changes_writes_what_a_full_build_writes(project: Pro
 
     remove_paper(store, rng)  # its page goes, in the built site too
     edit_summary(store, rng)
+    note_citing(store, rng, 101)  # a note in place of a summary, its comparison linked to another venue
     build_site(project.settings(), store, None, drafts=False)
     dirty_then_full(root)
 
