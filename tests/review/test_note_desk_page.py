@@ -42,7 +42,8 @@ def test_each_warning_goes_with_the_section_it_names(project: Project) -> None:
     assert method.warnings == ["numbers not in the paper text: 5.5", "length of 方法详解 40 outside 317-1,828"]
     assert experiments.warnings == ["numbers not in the paper text: 93.7"]
     assert '<mark class="flagged" title="not in the paper text">93.7</mark>' in experiments.html
-    assert "<table>" in experiments.html and "<code>93.7</code>" in experiments.html  # code: not marked
+    assert "<table>" in experiments.html and "93.7\n</code></pre>" in experiments.html  # code: not marked
+    assert experiments.html.count("93.7</mark>") == 1
     whole = [w.text for w in page.warnings if w.section is None]
     assert whole == [
         "numbers not in the paper text: 7.7 (相关工作)",  # no such section: kept whole, as written

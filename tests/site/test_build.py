@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from conftest import Project, RunCli, summary_text
 from summarizer.core.config import Settings
+from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.records import Record
 from summarizer.core.store import Store
 from summarizer.site.build import build_site
@@ -31,7 +32,7 @@ from summarizer.site.markdown_text import (
     yaml_scalar,
 )
 from summarizer.site.pages import PageEntry, sort_entries
-from summarizer.site.site_files import SHIPPED, THEME_FILES, markdown_extensions, mathjax_es5, mathjax_files
+from summarizer.site.site_files import SHIPPED, THEME_FILES, mathjax_es5, mathjax_files
 from summarizer.site.tags import tally, top_tags
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"

@@ -70,7 +70,7 @@ def remove_paper(store: Store, rng: random.Random) -> None:
 
 
 def note_citing(store: Store, rng: random.Random, cited: int) -> None:
-    """An approved note on a random paper that compares it with paper ``cited`` (linked once that paper is on the site)."""
+    """An approved note on a random paper comparing it with paper ``cited`` (linked once it is on the site)."""
     venue = rng.choice(VENUES3)["id"]
     record = rng.choice(store.records(venue))
     record.notes.add_version(

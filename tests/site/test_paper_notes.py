@@ -14,12 +14,12 @@ from test_mkdocs import broken_links, mkdocs_build
 from conftest import Project, RunCli
 from fetched_venue import VENUE, paper_id, title
 from notes_venue import write_approved_venue
+from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.records import Record
 from summarizer.core.store import Store
 from summarizer.site.build import build_site
 from summarizer.site.paper_note import NOTE_DRAFT_MARK, NOTE_REVISION_MARK
 from summarizer.site.paper_page import indexed_digest
-from summarizer.site.site_files import markdown_extensions
 from summarizer.summarize.note_answer import check_note
 from summarizer.testing.fake_openai import FakeOpenAI
 from summarizer.testing.fake_requests import default_note

@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 from summarizer.core.config import Settings
+from summarizer.core.markdown_dialect import MARKDOWN_EXTENSIONS
 
 from .markdown_text import meta_text, yaml_scalar
 from .pages import NAV_HOME, NAV_OVERVIEW, TEMPLATES, SiteView, nav_title, site_title
@@ -41,24 +42,6 @@ THEME_FILES = (
     "hooks/rebuild.py",
 )
 _SHIPPED_FROM = {"javascripts/mathjax.js": "mathjax.js", "javascripts/search.js": "search.js"}
-# The reference site's Markdown extensions, in its order and with its options (its own mkdocs.yml), so a
-# note imported from it renders as it did there.  Every text the site writes itself is escaped for all of
-# them (``markdown_text``); a note passes ``core.note_markdown.safe_markdown``.
-MARKDOWN_EXTENSIONS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("pymdownx.arithmatex", {"generic": True}),
-    ("pymdownx.highlight", {"anchor_linenums": True}),
-    ("pymdownx.superfences", {}),
-    ("pymdownx.details", {}),
-    ("pymdownx.mark", {}),
-    ("pymdownx.critic", {}),
-    ("pymdownx.tasklist", {"custom_checkbox": True}),
-    ("admonition", {}),
-    ("def_list", {}),
-    ("tables", {}),
-    ("attr_list", {}),
-    ("md_in_html", {}),
-    ("toc", {"permalink": True, "toc_depth": 2}),
-)
 
 
 def mathjax_es5() -> Path | None:
@@ -120,11 +103,6 @@ def _theme_keys(settings: Settings) -> str:
 def _extra(settings: Settings) -> str:
     extra = settings.site.extra
     return yaml.safe_dump({"extra": extra}, allow_unicode=True, sort_keys=True) if extra else ""
-
-
-def markdown_extensions() -> tuple[list[str], dict[str, dict[str, Any]]]:
-    """The site's Markdown extensions as Python-Markdown takes them: (names, options by name)."""
-    return [name for name, _ in MARKDOWN_EXTENSIONS], {name: dict(opts) for name, opts in MARKDOWN_EXTENSIONS if opts}
 
 
 def _extensions_yaml() -> str:

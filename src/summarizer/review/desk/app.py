@@ -18,6 +18,7 @@ from starlette.templating import Jinja2Templates
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import NoInput, SummarizerError
+from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.paper_text import paper_sections
 from summarizer.site import MATHJAX_CONFIG, draft_field_page
 
@@ -167,11 +168,8 @@ class DeskApp:
             return None
         page = re.sub(r"\A---\n.*?\n---\n", "", page, flags=re.DOTALL)
         page = re.sub(r"\(\.\./\.\./([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)/index\.md\)", r"(/preview/\1/\2)", page)
-        return markdown.markdown(
-            page,
-            extensions=["toc", "pymdownx.arithmatex", "attr_list", "def_list"],
-            extension_configs={"pymdownx.arithmatex": {"generic": True}},
-        )
+        names, options = markdown_extensions()
+        return markdown.markdown(page, extensions=names, extension_configs=options)
 
     async def action(self, request: Request) -> Response:
         data = await json_body(request, MAX_BODY, "nothing saved", "shorten the text")

@@ -15,15 +15,13 @@ import markdown
 
 from summarizer.core.config import Settings
 from summarizer.core.flags import PREFIX_NUMBERS
+from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.note_markdown import render
 from summarizer.core.note_rules import split_sections, without_code
 from summarizer.core.records import NoteVersion, Record
 
 from .highlight import mark_markdown
 
-# The site's Markdown extensions (site/templates/mkdocs.yml.j2), so a note reads here as it will there.
-EXTENSIONS = ["toc", "pymdownx.arithmatex", "def_list", "tables", "md_in_html"]
-EXTENSION_CONFIGS = {"pymdownx.arithmatex": {"generic": True}}
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _SECTION_LINE = re.compile(r"^##[ \t]")
 _IN_SECTION = re.compile(r"^(?P<token>.+) \((?P<heading>[^()]+)\)$")  # "71.3 (实验关键数据)"
@@ -87,7 +85,8 @@ def _place_numbers(items: list[str], headings: set[str], placed: _Placed) -> Non
 
 
 def to_html(text: str) -> str:
-    return markdown.markdown(text, extensions=EXTENSIONS, extension_configs=EXTENSION_CONFIGS)
+    names, options = markdown_extensions()  # the site's, so a note reads here as it will there
+    return markdown.markdown(text, extensions=names, extension_configs=options)
 
 
 def _top(page: str) -> str:
