@@ -15,7 +15,7 @@ a link or a style loses its backslash.  Code spans, fenced code and math are lef
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from .config import Settings
 from .errors import UnknownVenue
@@ -98,6 +98,14 @@ def safe_markdown(markdown: str) -> str:
     if _CAN_ACT.search(text) is None:
         return text  # no tag, link or attribute list can start anywhere in it
     lines = text.split("\n")
+    for i, line in outside_fences(lines):
+        if _CAN_ACT.search(line):  # most of a note's lines can make no tag, link or attribute list
+            lines[i] = _safe_line(line)
+    return "\n".join(lines)
+
+
+def outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
+    """(index, line) of each line outside a fenced code block (the fences' own lines left out)."""
     fence: str | None = None
     for i, line in enumerate(lines):
         opened = _FENCE.match(line) if line.startswith(_FENCE_STARTS) else None
@@ -106,9 +114,8 @@ def safe_markdown(markdown: str) -> str:
                 fence = None
         elif opened:
             fence = opened.group(1)
-        elif _CAN_ACT.search(line):  # most of a note's lines can make no tag, link or attribute list
-            lines[i] = _safe_line(line)
-    return "\n".join(lines)
+        else:
+            yield i, line
 
 
 def escape_inline(text: str) -> str:

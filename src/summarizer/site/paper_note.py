@@ -20,11 +20,10 @@ the model's notes write it) of a paper on this site links to that paper's page: 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from summarizer.core.ids import NEW_STYLE
-from summarizer.core.note_markdown import render
+from summarizer.core.note_markdown import outside_fences, render
 from summarizer.core.note_rules import SECTIONS
 from summarizer.core.records import NoteVersion, Record
 
@@ -37,8 +36,6 @@ NOTE_REVISION_MARK = "*（📝 笔记修订待审）*"
 
 # What MkDocs reads as a page's front matter (``mkdocs.utils.meta``): it never shows on the page.
 _FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*(?:\n|\Z)", re.DOTALL)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_FENCE_STARTS = (" ", "`", "~")
 _SECTION = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
 _TITLE = re.compile(r"^ {0,3}#[ \t]+\S", re.MULTILINE)
 _RELATED_HEADINGS = frozenset(
@@ -90,24 +87,10 @@ def page_note(view: SiteView, venue_id: str, entry: PageEntry) -> PageNote | Non
     return PageNote(header.strip("\n"), body.strip("\n"), mark, _TITLE.search(header) is not None)
 
 
-def _outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(index, line) of each line outside a fenced code block (the fences' own lines left out)."""
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        opened = _FENCE.match(line) if line.startswith(_FENCE_STARTS) else None
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-        elif opened:
-            fence = opened.group(1)
-        else:
-            yield i, line
-
-
 def split_header(markdown: str) -> tuple[str, str]:
     """(header, body): the note's Markdown before its first ``## `` heading outside a code fence, and the rest."""
     lines = markdown.split("\n")
-    for i, line in _outside_fences(lines):
+    for i, line in outside_fences(lines):
         if line.startswith("##") and _SECTION.match(line):
             return "\n".join(lines[:i]), "\n".join(lines[i:])
     return markdown, ""
@@ -124,7 +107,7 @@ def link_related(body: str, view: SiteView, own_key: str) -> str:
         cut = 0
     lines = body[cut:].split("\n")
     related = False
-    for i, line in _outside_fences(lines):
+    for i, line in outside_fences(lines):
         section = _SECTION.match(line) if line.startswith("##") else None
         if section is not None:
             related = section.group(1).strip() in _RELATED_HEADINGS

@@ -30,17 +30,15 @@ from .highlight import flagged_tokens, mark_flagged
 from .note_routes import NoteViews
 from .queue import (
     MAX_BULK_BODY,
-    PAGE_SIZE,
-    STATUS_FILTERS,
     Filters,
-    Page,
+    QueueKind,
     QueueOrder,
     Row,
     WarningCache,
-    counts,
     load_rows,
     neighbours,
     next_after,
+    queue_context,
     warning_choices,
 )
 from .security import MAX_BODY
@@ -50,6 +48,9 @@ HERE = Path(__file__).resolve().parent
 MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
 # The site's config subscribes to Material's document$; the desk has no Material, MathJax typesets on load.
 DOCUMENT_SHIM = "window.document$ = window.document$ || { subscribe: function () {} };\n"
+
+
+SUMMARIES = QueueKind("summary", "/", "/paper/", "/api/approve-many", "paper")
 
 
 class DeskApp:
@@ -71,29 +72,8 @@ class DeskApp:
     async def queue(self, request: Request) -> Response:
         filters = Filters.of(request.query_params)
         rows = await run_in_threadpool(self.rows)
-        shown = [r for r in rows if filters.keep(r)]
-        page = Page.of(shown, int_param(request.query_params.get("page"), 1))
-        context = {
-            "kind": "summary",
-            "queue_path": "/",
-            "item_path": "/paper/",
-            "bulk_api": "/api/approve-many",
-            "noun": "paper",
-            "filters": filters,
-            "filter_query": filters.query(),
-            "rows": page.rows,
-            "page": page,
-            "page_size": PAGE_SIZE,
-            "total": len(shown),
-            "decided": self.desk.decisions.recent(),
-            "counts": counts(rows),
-            "venues": self.desk.venue_ids,
-            "fields": self.settings.fields,
-            "statuses": STATUS_FILTERS,
-            "warning_kinds": warning_choices(),
-            "field_names": {f.id: f"{f.emoji} {f.name}" for f in self.settings.fields},
-            "corrupt": sorted(f"{path}: {why}" for path, why in self.desk.store.corrupt.items()),
-        }
+        page = int_param(request.query_params.get("page"), 1)
+        context = queue_context(SUMMARIES, self.settings, self.desk, filters, rows, page, warning_choices())
         return self.templates.TemplateResponse(request, "queue.html", context)
 
     async def paper(self, request: Request) -> Response:

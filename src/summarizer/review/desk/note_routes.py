@@ -30,18 +30,18 @@ from .note_page import note_page
 from .note_queue import NoteWarningCache, has_note_to_review, load_note_rows, note_warning_choices
 from .queue import (
     MAX_BULK_BODY,
-    PAGE_SIZE,
-    STATUS_FILTERS,
     Filters,
-    Page,
+    QueueKind,
     QueueOrder,
     Row,
-    counts,
     neighbours,
     next_after,
+    queue_context,
 )
 from .security import MAX_BODY
 from .web import int_param, json_body, pick_versions
+
+NOTES = QueueKind("note", "/notes", "/note/", "/api/note-approve-many", "note")
 
 
 class NoteViews:
@@ -69,29 +69,8 @@ class NoteViews:
     async def queue(self, request: Request) -> Response:
         filters = Filters.of(request.query_params)
         rows = await run_in_threadpool(self.rows)
-        shown = [r for r in rows if filters.keep(r)]
-        page = Page.of(shown, int_param(request.query_params.get("page"), 1))
-        context = {
-            "kind": "note",
-            "queue_path": "/notes",
-            "item_path": "/note/",
-            "bulk_api": "/api/note-approve-many",
-            "noun": "note",
-            "filters": filters,
-            "filter_query": filters.query(),
-            "rows": page.rows,
-            "page": page,
-            "page_size": PAGE_SIZE,
-            "total": len(shown),
-            "decided": self.desk.decisions.recent(),
-            "counts": counts(rows),
-            "venues": self.desk.venue_ids,
-            "fields": self.settings.fields,
-            "statuses": STATUS_FILTERS,
-            "warning_kinds": note_warning_choices(),
-            "field_names": {f.id: f"{f.emoji} {f.name}" for f in self.settings.fields},
-            "corrupt": sorted(f"{path}: {why}" for path, why in self.desk.store.corrupt.items()),
-        }
+        page = int_param(request.query_params.get("page"), 1)
+        context = queue_context(NOTES, self.settings, self.desk, filters, rows, page, note_warning_choices())
         return self.templates.TemplateResponse(request, "queue.html", context)
 
     async def note(self, request: Request) -> Response:

@@ -24,6 +24,7 @@ from summarizer.core.records import Record
 from summarizer.core.store import ParsedRecords, Store
 
 from ..actions import status_label
+from .actions import Desk
 
 QUEUE_STATUSES = ("draft", "approved*")
 STATUS_FILTERS = ("review", "draft", "approved*", "approved", "rejected", "all")
@@ -227,3 +228,42 @@ class Page:
         number = min(max(1, number), count)
         start = (number - 1) * size
         return cls(rows[start : start + size], number, count, start + 1)
+
+
+@dataclass(frozen=True)
+class QueueKind:
+    """What a queue page lists (summaries or notes): its address, its items' address and its bulk action."""
+
+    kind: str
+    queue_path: str
+    item_path: str
+    bulk_api: str
+    noun: str
+
+
+def queue_context(kind: QueueKind, settings: Settings, desk: Desk, filters: Filters, rows: list[Row], page_number: int,
+                  warning_kinds: list[tuple[str, str]]) -> dict[str, Any]:  # fmt: skip
+    """The queue page's template context: the filtered rows' page, the counts, the filters' choices."""
+    shown = [r for r in rows if filters.keep(r)]
+    page = Page.of(shown, page_number)
+    return {
+        "kind": kind.kind,
+        "queue_path": kind.queue_path,
+        "item_path": kind.item_path,
+        "bulk_api": kind.bulk_api,
+        "noun": kind.noun,
+        "filters": filters,
+        "filter_query": filters.query(),
+        "rows": page.rows,
+        "page": page,
+        "page_size": PAGE_SIZE,
+        "total": len(shown),
+        "decided": desk.decisions.recent(),
+        "counts": counts(rows),
+        "venues": desk.venue_ids,
+        "fields": settings.fields,
+        "statuses": STATUS_FILTERS,
+        "warning_kinds": warning_kinds,
+        "field_names": {f.id: f"{f.emoji} {f.name}" for f in settings.fields},
+        "corrupt": sorted(f"{path}: {why}" for path, why in desk.store.corrupt.items()),
+    }
