@@ -221,6 +221,16 @@ def test_related_papers_never_list_the_paper_itself_or_its_twin() -> None:
     assert ranked == rank(list(docs), 5)  # the same input, the same lists
 
 
+def test_a_paper_whose_rarest_words_no_one_shares_still_finds_its_relatives() -> None:
+    own_words = " ".join(f"word{i}x" for i in range(40))  # more than a query's 32 terms, each only its own
+    docs = [
+        Doc("A/1", "A/1", f"Quantized caches {own_words}", "", (), "efficiency"),
+        Doc("B/1", "B/1", "Quantized caches for serving", "", (), "efficiency"),
+        Doc("B/2", "B/2", "Diffusion for images", "", (), "images"),
+    ]
+    assert rank(docs, 5)["A/1"] == ["B/1"]
+
+
 def test_a_related_paper_is_listed_as_inert_html_with_its_math_marked() -> None:
     from summarizer.site.markdown_text import html_inline
 

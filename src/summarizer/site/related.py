@@ -5,9 +5,9 @@ abstract (its summary when it has none), Latin words lowercased and Chinese as c
 dictionary needed, and a two-character word is a pair), each tag as one term (three times) and its
 field as one term (twice).  A paper's related papers are the others that score highest with its own
 terms as the query (BM25, k1 1.2, b 0.75), any venue; the same paper filed in two venues is not its
-own relative.  Only a paper's 32 most telling terms (by weight) are asked, and only until their postings reach
-20,000, which bounds the work per paper whatever its abstract's length or the corpus: 20,000 papers
-take a few seconds.
+own relative.  Only a paper's 32 most telling terms (by weight) that another paper also has are
+asked, and only until their postings reach 20,000, which bounds the work per paper whatever its
+abstract's length or the corpus: 20,000 papers take a few seconds.
 
 The result depends only on those inputs, so it is kept beside the site (``.summarizer-related``) with
 their digest, and a build after a change of summaries or reviews alone does not rank again.
@@ -32,6 +32,7 @@ B = 0.75
 QUERY_TERMS = 32
 POSTINGS_BUDGET = 20_000  # postings read per paper, at most (one term's alone when longer)
 CACHE = ".summarizer-related"
+RANKING = 2  # in the cache's digest: a change of how papers are ranked ranks them again
 _LATIN = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _STOP = frozenset(
@@ -115,7 +116,7 @@ def _words(text: str) -> list[str]:
 
 
 def _digest(docs: Sequence[Doc], k: int) -> str:
-    payload = json.dumps([k, [[d.key, d.same, d.title, d.text, d.tags, d.field] for d in docs]], ensure_ascii=False)
+    payload = json.dumps([RANKING, k, [[d.key, d.same, d.title, d.text, d.tags, d.field] for d in docs]], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -147,6 +148,12 @@ class _Index:
 
     def scores(self, i: int) -> np.ndarray:
         ids, weights = self.rows[i]
+        # A term no other paper has finds nothing: in a small site a paper's rarest words would fill the
+        # query and leave it with no related paper at all.
+        shared = self.indptr[ids + 1] - self.indptr[ids] > 1
+        ids, weights = ids[shared], weights[shared]
+        if not len(ids):
+            return np.zeros(self.n)
         asked = ids[np.argsort(-weights, kind="stable")[:QUERY_TERMS]]
         lengths = self.indptr[asked + 1] - self.indptr[asked]
         # The most telling terms first, until their postings reach the budget: the common ones, which
