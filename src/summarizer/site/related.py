@@ -116,7 +116,8 @@ def _words(text: str) -> list[str]:
 
 
 def _digest(docs: Sequence[Doc], k: int) -> str:
-    payload = json.dumps([RANKING, k, [[d.key, d.same, d.title, d.text, d.tags, d.field] for d in docs]], ensure_ascii=False)
+    inputs = [[d.key, d.same, d.title, d.text, d.tags, d.field] for d in docs]
+    payload = json.dumps([RANKING, k, inputs], ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
