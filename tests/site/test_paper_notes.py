@@ -192,6 +192,7 @@ HOSTILE = """\
 <script>alert(1)</script> 与 <b onclick="x()">粗</b>、[点](javascript:alert(1))、![图](https://t.example/p.png)。
 一段带属性的文字 {: onclick="alert(1)" }
 公式 $\\href{javascript:x}{y}$ 与 {++插入++}、==标记==。
+内网的 [路由器](http://192.168.1.1/admin)、<http://localhost:8080/>、[元数据](http://169.254.169.254/latest)。
 
 !!! warning "提醒"
     警示块里的 <img src=x onerror=alert(1)>。
@@ -219,6 +220,7 @@ def test_a_hostile_note_is_inert_under_the_sites_extensions(project: Project) ->
     for tag, attrs in tags.found:
         assert not any(name.startswith("on") or name == "style" for name in attrs), (tag, attrs)
         assert not (attrs.get("href") or "").lower().startswith(("javascript:", "data:")), (tag, attrs)
+        assert not any(host in (attrs.get("href") or "") for host in ("192.168", "localhost", "169.254")), attrs
 
 
 @pytest.mark.slow

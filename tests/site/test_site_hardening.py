@@ -71,3 +71,25 @@ def test_config_names_reach_the_nav_and_the_header_as_text(project: Project) -> 
     assert "<script>alert(1)</script>" not in page and "<Agents>" not in page and "<b>解读</b>" not in page
     assert "LLM &lt;Agents&gt; &amp; &#34;co&#34;" in page or "LLM &lt;Agents&gt; &amp; &quot;co&quot;" in page
     assert "ICML &lt;script&gt;alert(1)&lt;/script&gt; 2026" in page
+
+
+def test_no_link_points_a_reader_at_their_own_machine_or_network(project: Project) -> None:
+    from summarizer.site.markdown_text import link_target
+
+    for url in ("http://127.0.0.1:8000/pdf/1", "http://localhost/x", "http://a.localhost/", "http://[::1]/",
+                "http://10.0.0.1/", "http://192.168.1.1/admin", "http://169.254.169.254/latest", "http://0.0.0.0/",
+                "http://[fe80::1]/", "http://[::ffff:127.0.0.1]/", "http://[bad/"):  # fmt: skip
+        assert link_target(url) is None, url
+    for url in ("https://arxiv.org/pdf/2601.00001", "http://8.8.8.8/x", "https://openreview.net/pdf?id=a"):
+        assert link_target(url) == url
+    settings, store = project.settings(), project.store()
+    add(store, "ICML2026", "2601.00001", "A Paper", summary_text("本文"), ["LLM"], "llm_pretraining",
+        arxiv_id="2601.00001")  # fmt: skip
+    record = store.load("ICML2026", "2601.00001")
+    record.fetch.pdf_url = "http://127.0.0.1:41000/pdf/2601.00001v1"  # a stand-in's, as in the demo
+    record.url = "http://10.1.2.3/forum"
+    store.save(record)
+    root = Path(build_site(settings, store, None, drafts=False).subject)
+    page = next(root.glob("docs/ICML2026/*/2601.00001.md")).read_text("utf-8")
+    assert "[PDF](https://arxiv.org/pdf/2601.00001)" in page  # arXiv's PDF in its place
+    assert "127.0.0.1" not in page and "10.1.2.3" not in page

@@ -23,6 +23,7 @@ from .ids import strip_version
 from .note_rules import HEADINGS, split_sections
 from .records import NoteVersion, Record, Version
 from .unsafe_tex import without_unsafe_tex
+from .web_links import local_host
 
 # Inline HTML that shows text as the reference did and can carry nothing: kept when it has no attributes.
 SAFE_TAGS = frozenset({"br", "sub", "sup", "b", "i", "em", "strong", "u", "s", "del", "mark", "kbd", "small"})
@@ -47,8 +48,11 @@ _INLINE_ENTITIES = {"<": "&lt;", ">": "&gt;", "&": "&amp;", "[": "&#91;", "]": "
 
 
 def _safe_target(target: str) -> bool:
-    """A link target the page may keep: http(s), mailto, or a relative path or anchor (no scheme)."""
+    """A link target the page may keep: http(s) (not to the reader's own network), mailto, or a relative
+    path or anchor (no scheme)."""
     target = target.strip()
+    if target.lower().startswith(("http://", "https://")):
+        return not local_host(target)
     return target.lower().startswith(_SAFE_SCHEMES) or not _HAS_SCHEME.match(target)
 
 
@@ -56,7 +60,7 @@ def _tag(match: re.Match[str]) -> str:
     whole, name, attributes = match.group(0), match.group(2), match.group(3)
     if whole.startswith("<!--") or (name and name.lower() in SAFE_TAGS and not (attributes or "").strip()):
         return whole
-    if not name and whole[1:].lower().startswith(("http://", "https://")):
+    if not name and whole[1:].lower().startswith(("http://", "https://")) and not local_host(whole[1:-1]):
         return whole  # an autolink to a web page
     return "&lt;" + whole[1:]
 

@@ -52,6 +52,7 @@ import unicodedata
 from pymdownx.arithmatex import RE_BRACKET_INLINE, RE_SMART_DOLLAR_INLINE
 
 from summarizer.core.unsafe_tex import unsafe_tex_commands
+from summarizer.core.web_links import local_host
 
 # A critic mark's opening (pymdownx.critic): read in the page's raw text, before code, math or escapes.
 CRITIC_OPENER = re.compile(r"\{(?:\+\+|--|==|>>|~~)")
@@ -290,11 +291,12 @@ _SAFE_URL = re.compile(r"^https?://[^\s]+\Z", re.IGNORECASE)
 
 
 def link_target(url: str | None) -> str | None:
-    """An http(s) URL made safe inside ``(…)``; anything else (``javascript:``…) gives no link."""
+    """An http(s) URL made safe inside ``(…)``; anything else (``javascript:``…, a reader's own machine or
+    network) gives no link."""
     if not url:
         return None
     url = url.strip()
-    if not _SAFE_URL.match(url):
+    if not _SAFE_URL.match(url) or local_host(url):
         return None
     for ch, code in (("\\", "%5C"), ("(", "%28"), (")", "%29"), ("<", "%3C"), (">", "%3E"), ('"', "%22")):
         url = url.replace(ch, code)

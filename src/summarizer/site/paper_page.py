@@ -57,7 +57,7 @@ def paper_links(entry: PageEntry) -> list[tuple[str, str]]:
     record = entry.record
     abs_url = f"https://arxiv.org/abs/{strip_version(record.arxiv_id)}" if record.arxiv_id else None
     arxiv_pdf = f"https://arxiv.org/pdf/{strip_version(record.arxiv_id)}" if record.arxiv_id else None
-    pdf = record.fetch.pdf_url or arxiv_pdf
+    pdf = link_target(record.fetch.pdf_url) or arxiv_pdf  # the source's PDF, else arXiv's
     candidates = [("arXiv", abs_url), ("PDF", pdf), ("来源", record.url if record.url != abs_url else None)]
     candidates.append(("代码", code_url(entry)))
     links: list[tuple[str, str]] = []
