@@ -60,8 +60,9 @@ def test_config_names_reach_the_nav_and_the_header_as_text(project: Project) -> 
     fields = [dict(f) for f in project.config["fields"]]
     fields[0]["name"] = 'LLM <Agents> & "co"'
     venues = [dict(v) for v in project.config["venues"]]
-    venues[0]["name"] = "ICML <script>alert(1)</script> 2026"
+    venues[0]["name"] = "ICML <script>alert(1)</script> {++2026++}"
     project.write_config(fields=fields, venues=venues, site={"title": "论文 <b>解读</b> & more"})
+    add(project.store(), "ICLR2026", "2602.00001", "A Paper Again", summary_text(), ["LLM"], "llm_pretraining")
     root = built(project)
 
     result = mkdocs_build(root)
@@ -70,7 +71,11 @@ def test_config_names_reach_the_nav_and_the_header_as_text(project: Project) -> 
     page = (root / "site" / "ICML2026" / "llm_pretraining" / "index.html").read_text("utf-8")
     assert "<script>alert(1)</script>" not in page and "<Agents>" not in page and "<b>解读</b>" not in page
     assert "LLM &lt;Agents&gt; &amp; &#34;co&#34;" in page or "LLM &lt;Agents&gt; &amp; &quot;co&quot;" in page
-    assert "ICML &lt;script&gt;alert(1)&lt;/script&gt; 2026" in page
+    assert "ICML &lt;script&gt;alert(1)&lt;/script&gt; &#123;++2026++&#125;" in page and "<ins" not in page
+    # In another venue's raw-HTML lines (the cross-venue line, related papers) too: critic reads raw HTML.
+    for other in ("ICLR2026/llm_pretraining/index.html", "ICLR2026/llm_pretraining/2602.00001/index.html"):
+        html = (root / "site" / other).read_text("utf-8")
+        assert "<ins" not in html and "&#123;++2026++}" in html, other
 
 
 def test_no_link_points_a_reader_at_their_own_machine_or_network(project: Project) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import html
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +25,7 @@ from summarizer.core.rules import normalize_tags
 from .markdown_text import (
     escape_block_start,
     escape_heading,
+    escape_html,
     escape_inline,
     escape_link_text,
     escape_summary,
@@ -224,7 +224,7 @@ class SiteView:
         links = self._cross.get(field_id)
         if links is None:
             links = self._cross[field_id] = [
-                (other.id, f'<a href="../../{other.id}/{field_id}/">{html.escape(label(other.emoji, other.name))} '
+                (other.id, f'<a href="../../{other.id}/{field_id}/">{escape_html(label(other.emoji, other.name))} '
                  f"({len(self.grouped[other.id][field_id])})</a>")
                 for other in self.settings.venues
                 if field_id in self.grouped.get(other.id, {})

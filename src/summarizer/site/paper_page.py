@@ -17,7 +17,6 @@ built page (``hooks/rebuild.py``).
 from __future__ import annotations
 
 import hashlib
-import html
 import re
 
 from summarizer.core.config import Venue
@@ -95,7 +94,7 @@ def _related_link(view: SiteView, key: str, other: PageEntry) -> str:
     other_field = view.fields[other.version.field]
     href = f"../../../{other_venue.id}/{other_field.id}/{paper_file(other.record.id).removesuffix('.md')}/"
     where = f"{label(other_venue.emoji, other_venue.name)} · {label(other_field.emoji, other_field.name)}"
-    return f'<a href="{href}">{html_inline(other.record.title)}</a> · {html.escape(where)}'
+    return f'<a href="{href}">{html_inline(other.record.title)}</a> · {escape_html(where)}'
 
 
 def _about(view: SiteView, venue: Venue, entry: PageEntry, note: PageNote | None) -> str:
@@ -153,7 +152,7 @@ def tag_page(view: SiteView, key: str) -> str:
         # Raw HTML, not a Markdown list: a tag of thousands of papers is one page, and as Markdown links it
         # alone takes seconds of `mkdocs build`.  Its targets are pages this build writes (their built URLs).
         href = f"../../{venue_id}/{field_id}/{paper_file(e.record.id).removesuffix('.md')}/"
-        field = html.escape(label(view.fields[field_id].emoji, view.fields[field_id].name))
+        field = escape_html(label(view.fields[field_id].emoji, view.fields[field_id].name))
         by_venue.setdefault(venue_id, []).append(
             f'<li><a href="{href}">{escape_html(e.record.title)}</a> · {field}</li>'
         )
@@ -181,9 +180,9 @@ def indexed_digest(page: str) -> str:
     return hashlib.sha256(page.rsplit(NOT_INDEXED, 1)[0].encode("utf-8")).hexdigest()[:32]
 
 
-def search_digest(pages: list[str], site_config: str) -> str:
+def search_digest(page_digests: list[str], site_config: str) -> str:
     """What a venue's search bundle indexes, as a digest: its paper pages' ``indexed_digest``, the site's settings."""
     digest = hashlib.sha256(site_config.encode("utf-8"))
-    for page in pages:
-        digest.update(page.encode("ascii"))
+    for page_digest in page_digests:
+        digest.update(page_digest.encode("ascii"))
     return digest.hexdigest()[:16]
