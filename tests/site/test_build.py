@@ -6,6 +6,7 @@ and read the diff before committing it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 from html.parser import HTMLParser
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 from conftest import Project, RunCli, summary_text
 from summarizer.core.config import Settings
 from summarizer.core.markdown_dialect import markdown_extensions
+from summarizer.core.progress import Bar, Progress
 from summarizer.core.records import Record
 from summarizer.core.store import Store
 from summarizer.site.build import build_site
@@ -577,3 +579,37 @@ def test_a_latin_field_name_is_spaced_from_chinese() -> None:
     assert _cjk_join("LLM Agent", "方向") == "LLM Agent 方向"
     assert _cjk_join("预训练", "方向") == "预训练方向"
     assert _cjk_join("对齐 / RLHF", "方向") == "对齐 / RLHF 方向"
+
+
+class _Counted(Progress):
+    """A progress that keeps what a build reported: each bar's name and total, what moved it."""
+
+    def __init__(self) -> None:
+        self.bars: list[tuple[str, int]] = []
+        self.advanced = 0
+        self.shown: list[str] = []
+
+    def bar(self, description: str, total: int) -> contextlib.AbstractContextManager[Bar]:
+        self.bars.append((description, total))
+        counted = self
+
+        class _Bar(Bar):
+            def advance(self, text: str | None = None) -> None:
+                counted.advanced += 1
+
+            def show(self, text: str) -> None:
+                counted.shown.append(text)
+
+        return contextlib.nullcontext(_Bar())
+
+
+def test_a_build_reports_each_paper_page_to_its_progress_bar(project: Project) -> None:
+    settings, store = sample_store(project)
+    published, preview = _Counted(), _Counted()
+    build_site(settings, store, None, drafts=False, progress=published)
+    build_site(settings, store, None, drafts=True, progress=preview)
+    pages = Path(settings.outputs_dir / "site" / "docs")
+    papers = [p for p in pages.glob("*/*/*.md") if p.name != "index.md"]
+    assert published.bars == [("build", len(papers))] and published.advanced == len(papers)
+    assert published.shown == [v["id"] for v in VENUES3 if (pages / v["id"]).is_dir()]
+    assert preview.bars[0][0] == "build --drafts" and preview.advanced == preview.bars[0][1] > len(papers)

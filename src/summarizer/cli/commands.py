@@ -181,7 +181,7 @@ def run(
             reports.append(run_notes(c, venue_id, only=None, limit=limit, force=False, batch=batch, wait=not no_wait))
             console.print_report(reports[-1])
         with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
-            preview = build_site(c.settings, store, None, drafts=True)
+            preview = build_site(c.settings, store, None, drafts=True, progress=console.PROGRESS)
     console.print_report(preview)
     console.info(f"preview: {console.mkdocs_serve(f'{preview.subject}/mkdocs.yml')}")
     finish(all(report.ok for report in reports))
@@ -241,7 +241,7 @@ def build(c: Context, venue_ids: tuple[str, ...], drafts: bool) -> None:
     for venue_id in venue_ids:
         c.settings.venue(venue_id)
     with c.site_locked(drafts=drafts):
-        report = build_site(c.settings, c.store, list(venue_ids) or None, drafts=drafts)
+        report = build_site(c.settings, c.store, list(venue_ids) or None, drafts=drafts, progress=console.PROGRESS)
     console.print_report(report)
 
 

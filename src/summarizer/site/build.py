@@ -44,6 +44,7 @@ from summarizer.core.config import Settings, Venue
 from summarizer.core.errors import ConfigError
 from summarizer.core.fsutil import WriteBatch, write_if_changed
 from summarizer.core.ids import strip_version
+from summarizer.core.progress import QUIET, Bar, Progress
 from summarizer.core.report import Report
 from summarizer.core.store import Store
 
@@ -104,6 +105,7 @@ class _Writer:
         self.pages: set[str] = set()
         self.batch = WriteBatch()  # one disk sync for thousands of pages, not one each
         self.cache = PageCache(root)
+        self.bar = Bar()  # a paper page more made (they are most of a build)
 
     def write(self, rel: str, text: str | bytes) -> None:
         data = text.encode("utf-8") if isinstance(text, str) else text
@@ -241,6 +243,7 @@ def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
     writer.write(f"docs/{venue.id}/feed.xml", feed(view, venue, None))
     papers = []
     # Each page's lambda runs within writer.page, in its own turn of the loop (B023 fears late binding).
+    writer.bar.show(venue.id)
     for field_id, entries in view.grouped[venue.id].items():
         folder = f"docs/{venue.id}/{field_id}"
         writer.page(f"{folder}/index.md", lambda: field_page(view, venue, view.fields[field_id]))  # noqa: B023
@@ -248,6 +251,7 @@ def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
         for entry in entries:
             rel = f"{folder}/{paper_file(entry.record.id)}"
             papers.append(writer.page(rel, lambda: paper_page(view, venue, entry), indexed_digest))  # noqa: B023
+            writer.bar.advance()
     return papers
 
 
@@ -268,7 +272,9 @@ def _write_pages(writer: _Writer, view: SiteView) -> None:
     writer.write(SEARCH_INDEX, json.dumps(index, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 
-def build_site(settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool) -> Report:
+def build_site(
+    settings: Settings, store: Store, venues: list[str] | None, *, drafts: bool, progress: Progress = QUIET
+) -> Report:
     """Write the site (approved versions) or the preview (``drafts``); only the given venues' pages when set."""
     root = settings.outputs_dir / ("preview" if drafts else "site")
     report = build_report(root)
@@ -277,8 +283,11 @@ def build_site(settings: Settings, store: Store, venues: list[str] | None, *, dr
     view = site_view(settings, grouped, drafts=drafts, cache_dir=root)
     writer = _Writer(root, report)
     view.env.page_cache = writer.cache
+    papers = sum(len(entries) for by_field in grouped.values() for entries in by_field.values())
     try:
-        _write_pages(writer, view)
+        with progress.bar("build --drafts" if drafts else "build", papers) as bar:
+            writer.bar = bar
+            _write_pages(writer, view)
     except BaseException:
         writer.batch.discard()
         raise
