@@ -242,8 +242,8 @@ def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
     writer.page(f"docs/{venue.id}/index.md", lambda: venue_page(view, venue))
     writer.write(f"docs/{venue.id}/feed.xml", feed(view, venue, None))
     papers = []
-    # Each page's lambda runs within writer.page, in its own turn of the loop (B023 fears late binding).
     writer.bar.show(venue.id)
+    # Each page's lambda runs within writer.page, in its own turn of the loop (B023 fears late binding).
     for field_id, entries in view.grouped[venue.id].items():
         folder = f"docs/{venue.id}/{field_id}"
         writer.page(f"{folder}/index.md", lambda: field_page(view, venue, view.fields[field_id]))  # noqa: B023
