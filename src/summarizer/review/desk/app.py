@@ -11,7 +11,7 @@ import markdown
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -37,12 +37,12 @@ from .queue import (
     WarningCache,
     load_rows,
     neighbours,
-    next_after,
+    next_location,
     queue_context,
     warning_choices,
 )
 from .security import MAX_BODY
-from .web import int_param, json_body, pick_versions, web_url
+from .web import answered, approve_items, int_param, pick_versions, requested_record, web_url
 
 HERE = Path(__file__).resolve().parent
 MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
@@ -77,22 +77,17 @@ class DeskApp:
         return self.templates.TemplateResponse(request, "queue.html", context)
 
     async def paper(self, request: Request) -> Response:
-        try:
-            venue, paper = self.desk.split(f"{request.path_params['venue']}/{request.path_params['paper']}")
-            record = await run_in_threadpool(self.desk.store.load, venue, paper)
-        except SummarizerError as exc:
-            return PlainTextResponse(str(exc), status_code=404)
+        record = await requested_record(self.desk, request)
+        if isinstance(record, Response):
+            return record
         rows = await run_in_threadpool(self.rows)
         return self.templates.TemplateResponse(request, "paper.html", self._paper_context(request, record, rows))
 
     async def next_paper(self, request: Request) -> Response:
         """After a decision: the next paper the queue's filters keep, in the session's order, else the queue."""
         ref = f"{request.path_params['venue']}/{request.path_params['paper']}"
-        filters = Filters.of(request.query_params)
         rows = await run_in_threadpool(self.rows)
-        found = next_after(rows, ref, filters)
-        query = f"?{filters.query()}" if filters.query() else ""
-        return RedirectResponse(f"/paper/{found}{query}" if found else f"/{query}", status_code=303)
+        return RedirectResponse(next_location(SUMMARIES, rows, ref, Filters.of(request.query_params)), status_code=303)
 
     def _paper_context(self, request: Request, record: Any, rows: list[Row]) -> dict[str, Any]:
         ref = f"{record.venue}/{record.id}"
@@ -152,28 +147,17 @@ class DeskApp:
         return markdown.markdown(page, extensions=names, extension_configs=options)
 
     async def action(self, request: Request) -> Response:
-        data = await json_body(request, MAX_BODY, "nothing saved", "shorten the text")
-        if isinstance(data, Response):
-            return data
-        outcome = await run_in_threadpool(self.desk.perform, data)
-        return JSONResponse(outcome.body, status_code=outcome.status)
+        return await answered(request, MAX_BODY, "nothing saved", "shorten the text", self.desk.perform)
 
     async def approve_many(self, request: Request) -> Response:
-        data = await json_body(request, MAX_BULK_BODY, "nothing approved", "approve fewer papers at a time")
-        if isinstance(data, Response):
-            return data
-        items = data.get("items")
-        if not isinstance(items, list):
-            return JSONResponse({"error": 'nothing approved: expected {"items": [...]}'}, status_code=400)
-        outcome = await run_in_threadpool(self.desk.approve_many, items)
-        return JSONResponse(outcome.body, status_code=outcome.status)
+        approve = approve_items(self.desk.approve_many)
+        return await answered(request, MAX_BULK_BODY, "nothing approved", "approve fewer papers at a time", approve)
 
     async def undo(self, request: Request) -> Response:
-        data = await json_body(request, MAX_BODY, "nothing undone", "undo one decision at a time")
-        if isinstance(data, Response):
-            return data
-        outcome = await run_in_threadpool(self.desk.undo, data.get("ref"), data.get("kind"))
-        return JSONResponse(outcome.body, status_code=outcome.status)
+        return await answered(
+            request, MAX_BODY, "nothing undone", "undo one decision at a time",
+            lambda data: self.desk.undo(data.get("ref"), data.get("kind")),
+        )  # fmt: skip
 
     async def mathjax_config(self, request: Request) -> Response:
         text = DOCUMENT_SHIM + MATHJAX_CONFIG.read_text(encoding="utf-8")

@@ -11,11 +11,11 @@ from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-from summarizer.core.errors import NoInput, SummarizerError
+from summarizer.core.errors import NoInput
 from summarizer.core.note_flags import current_note_warnings
 from summarizer.core.paper_text import note_sections
 from summarizer.core.records import Record
@@ -35,11 +35,11 @@ from .queue import (
     QueueOrder,
     Row,
     neighbours,
-    next_after,
+    next_location,
     queue_context,
 )
 from .security import MAX_BODY
-from .web import int_param, json_body, pick_versions
+from .web import answered, approve_items, int_param, pick_versions, requested_record
 
 NOTES = QueueKind("note", "/notes", "/note/", "/api/note-approve-many", "note")
 
@@ -74,11 +74,9 @@ class NoteViews:
         return self.templates.TemplateResponse(request, "queue.html", context)
 
     async def note(self, request: Request) -> Response:
-        try:
-            venue, paper = self.desk.split(f"{request.path_params['venue']}/{request.path_params['paper']}")
-            record = await run_in_threadpool(self.desk.store.load, venue, paper)
-        except SummarizerError as exc:
-            return PlainTextResponse(str(exc), status_code=404)
+        record = await requested_record(self.desk, request)
+        if isinstance(record, Response):
+            return record
         rows = await run_in_threadpool(self.rows)
         context = await run_in_threadpool(self._note_context, request, record, rows)
         return self.templates.TemplateResponse(request, "note.html", context)
@@ -86,11 +84,8 @@ class NoteViews:
     async def next_note(self, request: Request) -> Response:
         """After a decision: the next note the queue's filters keep, in the session's order, else the queue."""
         ref = f"{request.path_params['venue']}/{request.path_params['paper']}"
-        filters = Filters.of(request.query_params)
         rows = await run_in_threadpool(self.rows)
-        found = next_after(rows, ref, filters)
-        query = f"?{filters.query()}" if filters.query() else ""
-        return RedirectResponse(f"/note/{found}{query}" if found else f"/notes{query}", status_code=303)
+        return RedirectResponse(next_location(NOTES, rows, ref, Filters.of(request.query_params)), status_code=303)
 
     def _note_context(self, request: Request, record: Record, rows: list[Row]) -> dict[str, Any]:
         ref = f"{record.venue}/{record.id}"
@@ -130,18 +125,8 @@ class NoteViews:
         }
 
     async def action(self, request: Request) -> Response:
-        data = await json_body(request, MAX_BODY, "nothing saved", "shorten the note")
-        if isinstance(data, Response):
-            return data
-        outcome = await run_in_threadpool(self.notes.perform, data)
-        return JSONResponse(outcome.body, status_code=outcome.status)
+        return await answered(request, MAX_BODY, "nothing saved", "shorten the note", self.notes.perform)
 
     async def approve_many(self, request: Request) -> Response:
-        data = await json_body(request, MAX_BULK_BODY, "nothing approved", "approve fewer notes at a time")
-        if isinstance(data, Response):
-            return data
-        items = data.get("items")
-        if not isinstance(items, list):
-            return JSONResponse({"error": 'nothing approved: expected {"items": [...]}'}, status_code=400)
-        outcome = await run_in_threadpool(self.notes.approve_many, items)
-        return JSONResponse(outcome.body, status_code=outcome.status)
+        approve = approve_items(self.notes.approve_many)
+        return await answered(request, MAX_BULK_BODY, "nothing approved", "approve fewer notes at a time", approve)

@@ -241,6 +241,13 @@ class QueueKind:
     noun: str
 
 
+def next_location(kind: QueueKind, rows: list[Row], ref: str, filters: Filters) -> str:
+    """After a decision on ``ref``: the next item the filters keep, in the session's order, else the queue."""
+    found = next_after(rows, ref, filters)
+    query = f"?{filters.query()}" if filters.query() else ""
+    return f"{kind.item_path}{found}{query}" if found else f"{kind.queue_path}{query}"
+
+
 def queue_context(kind: QueueKind, settings: Settings, desk: Desk, filters: Filters, rows: list[Row], page_number: int,
                   warning_kinds: list[tuple[str, str]]) -> dict[str, Any]:  # fmt: skip
     """The queue page's template context: the filtered rows' page, the counts, the filters' choices."""

@@ -1,14 +1,22 @@
-"""What the desk's pages and routes share: a change's JSON body (bounded, 413 past the limit), numbers
-from the address, the two versions a diff compares, and the links a record may put in a page."""
+"""What the desk's pages and routes share: a change's JSON body (bounded, 413 past the limit) and the
+answer to it, the record an address names, numbers from the address, the two versions a diff compares,
+and the links a record may put in a page."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+
+from summarizer.core.errors import SummarizerError
+from summarizer.core.records import Record
+
+from .actions import Desk, Outcome
 
 
 def int_param(value: str | None, default: int) -> int:
@@ -65,3 +73,35 @@ async def json_body(request: Request, limit: int, nothing: str, advice: str) -> 
     if not isinstance(data, dict):
         return JSONResponse({"error": f"{nothing}: expected a JSON object"}, status_code=400)
     return data
+
+
+async def answered(
+    request: Request, limit: int, nothing: str, advice: str, act: Callable[[dict[str, Any]], Outcome]
+) -> Response:
+    """A change's JSON body given to ``act`` (in a thread: it reads and writes records), its outcome as JSON."""
+    data = await json_body(request, limit, nothing, advice)
+    if isinstance(data, Response):
+        return data
+    outcome = await run_in_threadpool(act, data)
+    return JSONResponse(outcome.body, status_code=outcome.status)
+
+
+def approve_items(approve_many: Callable[[list[Any]], Outcome]) -> Callable[[dict[str, Any]], Outcome]:
+    """A bulk approve's body (``{"items": [...]}``) given to ``approve_many``; anything else refused."""
+
+    def act(data: dict[str, Any]) -> Outcome:
+        items = data.get("items")
+        if not isinstance(items, list):
+            return Outcome(400, {"error": 'nothing approved: expected {"items": [...]}'})
+        return approve_many(items)
+
+    return act
+
+
+async def requested_record(desk: Desk, request: Request) -> Record | Response:
+    """The record the address names (``/…/{venue}/{paper}``) among the desk's venues, else a 404."""
+    try:
+        venue, paper = desk.split(f"{request.path_params['venue']}/{request.path_params['paper']}")
+        return await run_in_threadpool(desk.store.load, venue, paper)
+    except SummarizerError as exc:
+        return PlainTextResponse(str(exc), status_code=404)
