@@ -23,9 +23,8 @@ from summarizer.core.usage import Usage
 
 from .batch import DEFAULT_LIMITS, summarize_venue_batch
 from .batch_api import BatchLimits
-from .llm import usage_of
 from .note_task import NoteDraft, NoteTask, add_note_version
-from .online import ask_fresh, summarize_venue
+from .online import ask_fresh, record_failure, summarize_venue
 
 
 def notes_venue(
@@ -84,10 +83,7 @@ def ask_note_again(settings: Settings, record: Record, *, feedback: str | None) 
 
 def record_note_failure(store: Store, venue_id: str, paper_id: str, error: LLMError) -> None:
     """Note a failed regeneration in the paper's record (stage ``notes``, the model's last output).  Call locked."""
-    record = store.load(venue_id, paper_id)
-    record.usage.add(usage_of(error))
-    record.fail("notes", error.reason, attempts=error.attempt, raw_output=error.raw_output)
-    store.save(record)
+    record_failure(store, venue_id, paper_id, error, stage="notes")
 
 
 def save_regenerated_note(settings: Settings, store: Store, record: Record, answer: RegeneratedNote) -> Done:

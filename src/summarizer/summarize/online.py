@@ -24,7 +24,7 @@ from summarizer.core.config import Settings
 from summarizer.core.errors import LLMError, NoInput, PaperError, UsageError
 from summarizer.core.flags import DuplicateIndex
 from summarizer.core.progress import QUIET, Bar, Progress
-from summarizer.core.records import Record
+from summarizer.core.records import Record, Stage
 from summarizer.core.report import Done, Report, usage_line
 from summarizer.core.store import Store
 from summarizer.core.usage import Usage
@@ -95,11 +95,11 @@ def ask_again(settings: Settings, record: Record, *, feedback: str | None) -> Re
     return Regenerated(draft, usage, feedback)
 
 
-def record_failure(store: Store, venue_id: str, paper_id: str, error: LLMError) -> None:
+def record_failure(store: Store, venue_id: str, paper_id: str, error: LLMError, *, stage: Stage = "summarize") -> None:
     """Note a failed regeneration in the paper's record (what it cost, the model's last output).  Call locked."""
     record = store.load(venue_id, paper_id)
     record.usage.add(usage_of(error))
-    record.fail("summarize", error.reason, attempts=error.attempt, raw_output=error.raw_output)
+    record.fail(stage, error.reason, attempts=error.attempt, raw_output=error.raw_output)
     store.save(record)
 
 
