@@ -328,7 +328,11 @@ def yaml_scalar(text: str) -> str:
 
 def escape_html(text: str) -> str:
     """Outside text inside the page's raw HTML: HTML-escaped, and no critic mark (critic reads raw HTML too)."""
-    escaped = html.escape(clean(text), quote=True)
+    return _no_critic_mark(html.escape(clean(text), quote=True))
+
+
+def _no_critic_mark(escaped: str) -> str:
+    """Escaped text with each critic opener's brace as an entity: shown as written, never read as a mark."""
     return CRITIC_OPENER.sub(lambda m: "&#123;" + m.group(0)[1:], escaped) if "{" in escaped else escaped
 
 
@@ -371,5 +375,4 @@ def html_inline(text: str) -> str:
             continue
         tex = f"\\({segment[1:-1]}\\)" if segment.startswith("$") else segment
         out.append(f'<span class="arithmatex">{html.escape(tex, quote=False)}</span>')
-    escaped = "".join(out)
-    return CRITIC_OPENER.sub(lambda m: "&#123;" + m.group(0)[1:], escaped) if "{" in escaped else escaped
+    return _no_critic_mark("".join(out))
