@@ -283,9 +283,8 @@ def build_site(
     view = site_view(settings, grouped, drafts=drafts, cache_dir=root)
     writer = _Writer(root, report)
     view.env.page_cache = writer.cache
-    papers = sum(len(entries) for by_field in grouped.values() for entries in by_field.values())
     try:
-        with progress.bar("build --drafts" if drafts else "build", papers) as bar:
+        with progress.bar("build --drafts" if drafts else "build", len(view.by_key)) as bar:  # a page per paper
             writer.bar = bar
             _write_pages(writer, view)
     except BaseException:
