@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from summarizer.core import page_safety
 from summarizer.core.config import Settings
 from summarizer.core.markdown_dialect import MARKDOWN_EXTENSIONS
 
@@ -38,10 +39,14 @@ THEME_FILES = (
     "overrides/partials/header.html",
     "overrides/partials/nav.html",
     "overrides/partials/nav-item.html",
+    "hooks/sanitize.py",
+    "hooks/page_safety.py",
     "hooks/search_index.py",
     "hooks/rebuild.py",
 )
 _SHIPPED_FROM = {"javascripts/mathjax.js": "mathjax.js", "javascripts/search.js": "search.js"}
+# The sanitiser the desk runs too, copied beside the hook that runs it over every page.
+_SHIPPED_FROM_PACKAGE = {"hooks/page_safety.py": Path(page_safety.__file__)}
 
 
 def mathjax_es5() -> Path | None:
@@ -67,6 +72,8 @@ def mathjax_files(es5: Path) -> Iterator[tuple[str, Path]]:
 
 def shipped(rel: str) -> bytes:
     """A file of the site as shipped beside this module (``templates/``)."""
+    if rel in _SHIPPED_FROM_PACKAGE:
+        return _SHIPPED_FROM_PACKAGE[rel].read_bytes()
     return (TEMPLATES / _SHIPPED_FROM.get(rel, rel)).read_bytes()
 
 

@@ -39,6 +39,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+import page_safety  # beside this file (hooks/sanitize.py runs it over every page)
 from mkdocs.utils import clean_directory
 
 PART = re.compile(r'^<(p|ul) data-part="([a-z]+)">[^\n]*</\1>$', re.MULTILINE)
@@ -46,7 +47,7 @@ STAMP = '<meta name="summarizer:skeleton" content="{}">'
 STAMPED = re.compile(r'<meta name="summarizer:skeleton" content="([0-9a-f]{32})">')
 SITE_STAMP = ".summarizer-site"
 DIRTY_WARNING = "A 'dirty' build is being performed"
-RENDERERS = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2")  # their upgrade: all again
+RENDERERS = ("mkdocs", "mkdocs-material", "markdown", "pymdown-extensions", "jinja2", "nh3")  # their upgrade: all again
 log = logging.getLogger("mkdocs.hooks.rebuild")
 _state: dict[str, Any] = {"dirty": False, "skeletons": {}}
 
@@ -134,7 +135,7 @@ def _skeleton(source: str) -> tuple[str, dict[str, str]]:
     for name, line in _parts(source):
         if name in parts:
             return "", {}  # two parts of one name: not a page this hook patches
-        parts[name] = line
+        parts[name] = page_safety.clean_html(line)  # as the sanitised page holds it, and as it is patched in
     emptied = PART.sub(lambda m: f'<{m.group(1)} data-part="{m.group(2)}"></{m.group(1)}>', source)
     return hashlib.sha256(emptied.encode("utf-8")).hexdigest()[:32], parts
 
