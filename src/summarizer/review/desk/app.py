@@ -7,7 +7,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-import markdown
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -18,7 +17,6 @@ from starlette.templating import Jinja2Templates
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import NoInput, SummarizerError
-from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.paper_text import paper_sections
 from summarizer.site import MATHJAX_CONFIG, draft_field_page
 
@@ -27,6 +25,7 @@ from .actions import Desk
 from .decisions import KEEP
 from .diff import word_diff
 from .highlight import flagged_tokens, mark_flagged
+from .note_page import to_html
 from .note_routes import NoteViews
 from .queue import (
     MAX_BULK_BODY,
@@ -143,8 +142,7 @@ class DeskApp:
             return None
         page = re.sub(r"\A---\n.*?\n---\n", "", page, flags=re.DOTALL)
         page = re.sub(r"\(\.\./\.\./([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)/index\.md\)", r"(/preview/\1/\2)", page)
-        names, options = markdown_extensions()
-        return markdown.markdown(page, extensions=names, extension_configs=options)
+        return to_html(page)  # as the site shows it: the site's Markdown, then its sanitiser
 
     async def action(self, request: Request) -> Response:
         return await answered(request, MAX_BODY, "nothing saved", "shorten the text", self.desk.perform)

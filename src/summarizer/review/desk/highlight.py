@@ -60,27 +60,41 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # them would show as text or break it.
 _LEFT_AS_IS = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)|\]\([^)\n]*\)|<[^<>\n]*>|&#?\w+;")
 FLAG = '<mark class="flagged" title="not in the paper text">{}</mark>'
+# A mark as it passes the site's sanitiser, which keeps no class or title: two private-use characters that
+# become FLAG's tags after it (``flags_in_html``); a note's own are dropped first (``without_placeholders``).
+_OPEN, _CLOSE = "\ue000", "\ue001"
+PLACEHOLDER = _OPEN + "{}" + _CLOSE
 
 
-def _mark_line(line: str, tokens: list[str]) -> str:
+def without_placeholders(text: str) -> str:
+    return text.replace(_OPEN, "").replace(_CLOSE, "") if _OPEN in text or _CLOSE in text else text
+
+
+def flags_in_html(html: str) -> str:
+    """Sanitised HTML with each placeholder mark made FLAG's ``<mark>``."""
+    opened, closed = FLAG.split("{}")
+    return html.replace(_OPEN, opened).replace(_CLOSE, closed)
+
+
+def _mark_line(line: str, tokens: list[str], flag: str) -> str:
     out: list[str] = []
     at = 0
     for kept in _LEFT_AS_IS.finditer(line):
-        out.append(_marked(line[at : kept.start()], tokens))
+        out.append(_marked(line[at : kept.start()], tokens, flag))
         out.append(kept.group())
         at = kept.end()
-    out.append(_marked(line[at:], tokens))
+    out.append(_marked(line[at:], tokens, flag))
     return "".join(out)
 
 
-def _marked(text: str, tokens: list[str]) -> str:
-    return "".join(FLAG.format(piece) if flagged else piece for piece, flagged in mark_flagged(text, tokens))
+def _marked(text: str, tokens: list[str], flag: str) -> str:
+    return "".join(flag.format(piece) if flagged else piece for piece, flagged in mark_flagged(text, tokens))
 
 
-def mark_markdown(markdown: str, tokens: list[str]) -> str:
+def mark_markdown(markdown: str, tokens: list[str], flag: str = FLAG) -> str:
     """A note's Markdown (made safe already) with each flagged token wrapped in ``<mark>``, outside code.
 
-    The mark is the only HTML added; a flagged number inside math marks the whole math span.
+    The mark (``flag``) is the only HTML added; a flagged number inside math marks the whole math span.
     """
     if not tokens:
         return markdown
@@ -96,5 +110,5 @@ def mark_markdown(markdown: str, tokens: list[str]) -> str:
             fence = opened.group(1)
             lines.append(line)
         else:
-            lines.append(_mark_line(line, tokens))
+            lines.append(_mark_line(line, tokens, flag))
     return "\n".join(lines)

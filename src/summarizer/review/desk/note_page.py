@@ -1,9 +1,10 @@
 """A note as the desk shows it: the page the site publishes, turned into HTML section by section, each
 section with its own warnings and the numbers they name marked in its text.
 
-The Markdown is ``core.note_markdown.render``'s, made safe as the site's (raw HTML as text, no
-``javascript:`` links, no images loaded), and read with the site's Markdown extensions; the desk adds
-only ``<mark>`` around flagged numbers.
+The Markdown is ``core.note_markdown.render``'s, read with the site's Markdown extensions and passed
+through the site's own sanitiser (``core.page_safety``), so a reviewer sees what the site will publish;
+the desk adds only ``<mark>`` around flagged numbers.  What the sanitiser takes out is listed among the
+note's warnings ("removed: an <svg> element"), so a reviewer knows that the text holds more than shows.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from summarizer.core.flags import PREFIX_NUMBERS
 from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.note_markdown import render
 from summarizer.core.note_rules import split_sections, without_code
+from summarizer.core.page_safety import clean_html, removed_markup
 from summarizer.core.records import NoteVersion, Record
 
-from .highlight import mark_markdown
+from .highlight import PLACEHOLDER, flags_in_html, mark_markdown, without_placeholders
 
 _FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 _SECTION_LINE = re.compile(r"^##[ \t]")
@@ -84,9 +86,20 @@ def _place_numbers(items: list[str], headings: set[str], placed: _Placed) -> Non
         placed.whole.append(f"{PREFIX_NUMBERS}: {', '.join(elsewhere)}")
 
 
-def to_html(text: str) -> str:
+def rendered(text: str) -> str:
+    """``text`` as Python-Markdown renders it with the site's extensions, before the sanitiser."""
     names, options = markdown_extensions()  # the site's, so a note reads here as it will there
     return markdown.markdown(text, extensions=names, extension_configs=options)
+
+
+def to_html(text: str) -> str:
+    """``text`` as the site's pages show it: rendered, then sanitised."""
+    return clean_html(rendered(text))
+
+
+def removed_warnings(page: str) -> list[str]:
+    """What the sanitiser takes out of ``page`` once rendered, one warning each."""
+    return [f"removed: {what}" for what in removed_markup(rendered(page))]
 
 
 def _top(page: str) -> str:
@@ -98,14 +111,14 @@ def _top(page: str) -> str:
 
 def note_page(settings: Settings, record: Record, version: NoteVersion, warnings: list[str]) -> NotePage:
     """``version`` of the paper's note as the site will show it, its ``warnings`` beside the sections they name."""
-    page = _FRONT_MATTER.sub("", render(settings, record, version))
+    page = without_placeholders(_FRONT_MATTER.sub("", render(settings, record, version)))
     sections = split_sections(page)
-    placed = _place(warnings, {s.heading for s in sections})
+    placed = _place([*warnings, *removed_warnings(page)], {s.heading for s in sections})
     shown = [
         NoteSection(
             f"note-section-{n}",
             s.heading,
-            to_html(mark_markdown(s.body, placed.flagged.get(s.heading, []))),
+            flags_in_html(to_html(mark_markdown(s.body, placed.flagged.get(s.heading, []), PLACEHOLDER))),
             placed.by_section.get(s.heading, []),
         )
         for n, s in enumerate(sections, 1)
