@@ -7,10 +7,10 @@ import json
 from typing import Any
 
 import pytest
-from browser import new_page, serve_directory
-from desk_workspace import desk
 from hostile_site import ALL_FORMS, DOORS, HostileSite, build_hostile_site, paper_id
 
+from browser import new_page, serve_directory
+from desk_workspace import desk
 from summarizer.core.page_safety import ATTRIBUTES, TAGS
 
 pytestmark = pytest.mark.slow
@@ -75,7 +75,8 @@ def test_each_form_is_inert_in_the_desks_note_view_and_its_removal_said(hostile:
         for door, venue in DOORS.items():
             for form in ALL_FORMS:
                 page.goto(f"{running.base}/note/{venue}/{paper_id(form)}")
-                assert _audit(page, "#note .note-top, #note .note-text") == {"outside": [], "onAttrs": [], "badLinks": []}, (door, form)
+                found = _audit(page, "#note .note-top, #note .note-text")
+                assert found == {"outside": [], "onAttrs": [], "badLinks": []}, (door, form)
                 assert page.dialogs == [], (door, form)
                 if form == "svg-slash" and door != "model":
                     warnings = page.locator("#note-warnings").inner_text()
