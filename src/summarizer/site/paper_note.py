@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 from summarizer.core.ids import NEW_STYLE
+from summarizer.core.markdown_containment import contained
 from summarizer.core.note_markdown import outside_fences, render
 from summarizer.core.note_rules import SECTIONS
 from summarizer.core.records import NoteVersion, Record
@@ -82,6 +83,7 @@ def page_note(view: SiteView, venue_id: str, entry: PageEntry) -> PageNote | Non
     summary = escape_block_start(escape_summary(entry.version.summary)) + entry.mark
     markdown = _FRONT_MATTER.sub("", render(view.settings, entry.record, version, summary_markdown=lambda _: summary))
     header, body = split_header(markdown)
+    header, body = contained(header)[0], contained(body)[0]  # neither can swallow the rest of the page
     if _ANY_ARXIV.search(body):
         body = link_related(body, view, f"{venue_id}/{entry.record.id}")
     return PageNote(header.strip("\n"), body.strip("\n"), mark, _TITLE.search(header) is not None)

@@ -16,6 +16,7 @@ import markdown
 
 from summarizer.core.config import Settings
 from summarizer.core.flags import PREFIX_NUMBERS
+from summarizer.core.markdown_containment import contained
 from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.note_markdown import render
 from summarizer.core.note_rules import split_sections, without_code
@@ -113,16 +114,16 @@ def note_page(settings: Settings, record: Record, version: NoteVersion, warnings
     """``version`` of the paper's note as the site will show it, its ``warnings`` beside the sections they name."""
     page = without_placeholders(_FRONT_MATTER.sub("", render(settings, record, version)))
     sections = split_sections(page)
-    placed = _place([*warnings, *removed_warnings(page)], {s.heading for s in sections})
+    placed = _place([*warnings, *contained(page)[1], *removed_warnings(page)], {s.heading for s in sections})
     shown = [
         NoteSection(
             f"note-section-{n}",
             s.heading,
-            flags_in_html(to_html(mark_markdown(s.body, placed.flagged.get(s.heading, []), PLACEHOLDER))),
+            flags_in_html(to_html(mark_markdown(contained(s.body)[0], placed.flagged.get(s.heading, []), PLACEHOLDER))),
             placed.by_section.get(s.heading, []),
         )
         for n, s in enumerate(sections, 1)
     ]
     listed = [ShownWarning(w) for w in placed.whole]
     listed += [ShownWarning(w, s) for s in shown for w in s.warnings]
-    return NotePage(to_html(_top(page)), shown, listed)
+    return NotePage(to_html(contained(_top(page))[0]), shown, listed)

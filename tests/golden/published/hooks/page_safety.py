@@ -36,7 +36,7 @@ TAGS = frozenset(
     }
 )  # fmt: skip
 ATTRIBUTES: dict[str, set[str]] = {
-    "a": {"href", "title", "class"},
+    "a": {"href", "title", "class", "id", "name"},  # id and name: a code line's anchor only
     "abbr": {"title"},
     "img": {"src", "alt", "title", "width", "height"},
     "ol": {"start"},
@@ -72,6 +72,8 @@ CLASSES = frozenset(
     }
 )  # fmt: skip
 # Pygments' token classes (`n`, `kc`, `s2`, `err`): short, lower-case, carry nothing.
+# pymdownx.highlight's anchor of a code line (anchor_linenums).
+_CODE_LINE_ANCHOR = re.compile(r"__codelineno-[0-9]+-[0-9]+\Z")
 _TOKEN_CLASS = re.compile(r"[a-z]{1,3}[0-9]?\Z")
 _TEXT_ALIGN = re.compile(r"\s*text-align\s*:\s*(left|right|center)\s*;?\s*\Z", re.IGNORECASE)
 _SCHEME = re.compile(r"\s*([A-Za-z][A-Za-z0-9+.-]*):")
@@ -103,6 +105,8 @@ def _attribute(element: str, name: str, value: str) -> str | None:
         return value if _relative(value) else None  # a page loads nothing from another host
     if name == "id" and element == "div":
         return value if value in DIV_IDS else None
+    if name in ("id", "name") and element == "a":
+        return value if _CODE_LINE_ANCHOR.match(value) else None
     return value
 
 
