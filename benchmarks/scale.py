@@ -30,6 +30,7 @@ from typing import Any, Protocol
 
 import yaml
 
+import sanitiser_cost  # benchmarks/sanitiser_cost.py, beside this file
 import search_payload  # benchmarks/search_payload.py, beside this file
 
 HERE = Path(__file__).resolve().parent
@@ -131,6 +132,7 @@ def one_size(bench: Measurer, work: Path, n: int) -> dict[str, Any]:
     sizes = {"html_mb": html_megabytes(html), "pages": sum(1 for _ in html.rglob("*.html"))}
     sizes["bundles_mb"] = sum(p.stat().st_size for p in (html / "search-index").rglob("*") if p.is_file()) / 1e6
     sizes["search"] = search_payload.first_results(html, QUERY)
+    sizes["sanitiser"] = sanitiser_cost.sanitise_all(html)
     # One venue changes: new approved papers in CONF00 (fields spread as the others are).
     fields = [f["id"] for f in config_fields()]
     new = [paper_line(n + j, "CONF00", fields[j % len(fields)]) for j in range(ONE_VENUE_NEW)]
@@ -219,6 +221,13 @@ def _verdicts(results: dict[int, dict[str, Any]]) -> list[str]:
         work = _rebuild_work(results[n])
         if work:
             out.append(f"  - what the rebuild did: {work}")
+    for n in sizes:
+        cpu, pages, mb = results[n]["sanitiser"]
+        mkdocs_cpu = results[n]["runs"]["mkdocs build --strict"].cpu_s
+        out.append(
+            f"- {n:,} papers, the page sanitiser (`hooks/sanitize.py`, nh3) over every page's content: {cpu:.1f} s CPU "
+            f"for {pages:,} pages ({mb:.0f} MB), {cpu / mkdocs_cpu:.1%} of `mkdocs build --strict`'s CPU (included in it)"
+        )
     search = results[sizes[-1]]["search"]
     if search is not None:
         mb = search[0] / 1e6
