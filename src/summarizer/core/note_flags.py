@@ -8,15 +8,21 @@ is flagged; so is a whole note (header and 一句话总结 included) outside the
 
 from __future__ import annotations
 
+import markdown
+
 from .config import Settings
 from .errors import NoInput
 from .flags import PREFIX_NUMBERS, PaperFacts, invented_numbers, merge
+from .markdown_containment import contained
+from .markdown_dialect import markdown_extensions
 from .note_markdown import render
 from .note_rules import length_warnings, split_sections
+from .page_safety import removed_markup
 from .paper_text import note_sections
 from .records import NoteVersion, Record
 
 PREFIX_NO_TABLE = "no results table, though the paper reports results"
+PREFIX_REMOVED = "removed"
 WHOLE_PREFIX = "length of the note"
 
 
@@ -45,15 +51,26 @@ def paper_note_warnings(markdown: str, text: str | None) -> list[str]:
     return warnings
 
 
-def whole_length_warnings(settings: Settings, record: Record, version: NoteVersion) -> list[str]:
-    """The whole page's length (header and 一句话总结 included) against the reference's p5-p95."""
-    return length_warnings([], len(render(settings, record, version)))
+def page_warnings(page: str) -> list[str]:
+    """What the page does with a note's Markdown that its text does not show: markup the sanitiser removes
+    ("removed: an <svg> element"), and what it mends so the note cannot swallow the page."""
+    if "<" not in page and "](" not in page and "]:" not in page:
+        return []  # nothing that can make markup
+    mended, said = contained(page)
+    names, options = markdown_extensions()
+    html = markdown.markdown(mended, extensions=names, extension_configs=options)
+    return [*said, *(f"{PREFIX_REMOVED}: {what}" for what in removed_markup(html))]
 
 
 def note_warnings(settings: Settings, record: Record, version: NoteVersion) -> list[str]:
     """Every warning about a note version that needs the paper or the record (stored with a model's note)."""
     text = read_paper_for_notes(settings, record)
-    return merge(paper_note_warnings(version.markdown, text), whole_length_warnings(settings, record, version))
+    page = render(settings, record, version)
+    return merge(
+        paper_note_warnings(version.markdown, text),
+        length_warnings([], len(page)),
+        page_warnings(page),
+    )
 
 
 def current_note_warnings(settings: Settings, record: Record, version: NoteVersion | None = None) -> list[str]:

@@ -3,8 +3,9 @@ section with its own warnings and the numbers they name marked in its text.
 
 The Markdown is ``core.note_markdown.render``'s, read with the site's Markdown extensions and passed
 through the site's own sanitiser (``core.page_safety``), so a reviewer sees what the site will publish;
-the desk adds only ``<mark>`` around flagged numbers.  What the sanitiser takes out is listed among the
-note's warnings ("removed: an <svg> element"), so a reviewer knows that the text holds more than shows.
+the desk adds only ``<mark>`` around flagged numbers.  What the sanitiser takes out is among the note's
+warnings (``core.note_flags.page_warnings``: "removed: an <svg> element"), so a reviewer knows that the
+text holds more than shows.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from summarizer.core.markdown_containment import contained
 from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.note_markdown import render
 from summarizer.core.note_rules import split_sections, without_code
-from summarizer.core.page_safety import clean_html, removed_markup
+from summarizer.core.page_safety import clean_html
 from summarizer.core.records import NoteVersion, Record
 
 from .highlight import PLACEHOLDER, flags_in_html, mark_markdown, without_placeholders
@@ -98,11 +99,6 @@ def to_html(text: str) -> str:
     return clean_html(rendered(text))
 
 
-def removed_warnings(page: str) -> list[str]:
-    """What the sanitiser takes out of ``page`` once rendered, one warning each."""
-    return [f"removed: {what}" for what in removed_markup(rendered(page))]
-
-
 def _top(page: str) -> str:
     """What comes before the first ``##`` section (code blocks are not read for headings)."""
     lines, masked = page.split("\n"), without_code(page).split("\n")
@@ -114,7 +110,7 @@ def note_page(settings: Settings, record: Record, version: NoteVersion, warnings
     """``version`` of the paper's note as the site will show it, its ``warnings`` beside the sections they name."""
     page = without_placeholders(_FRONT_MATTER.sub("", render(settings, record, version)))
     sections = split_sections(page)
-    placed = _place([*warnings, *contained(page)[1], *removed_warnings(page)], {s.heading for s in sections})
+    placed = _place(warnings, {s.heading for s in sections})
     shown = [
         NoteSection(
             f"note-section-{n}",
