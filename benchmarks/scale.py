@@ -225,8 +225,9 @@ def _verdicts(results: dict[int, dict[str, Any]]) -> list[str]:
         cpu, pages, mb = results[n]["sanitiser"]
         mkdocs_cpu = results[n]["runs"]["mkdocs build --strict"].cpu_s
         out.append(
-            f"- {n:,} papers, the page sanitiser (`hooks/sanitize.py`, nh3) over every page's content: {cpu:.1f} s CPU "
-            f"for {pages:,} pages ({mb:.0f} MB), {cpu / mkdocs_cpu:.1%} of `mkdocs build --strict`'s CPU (included in it)"
+            f"- {n:,} papers, the page sanitiser (`hooks/sanitize.py`, nh3) over every page's content: "
+            f"{cpu:.1f} s CPU for {pages:,} pages ({mb:.0f} MB), {cpu / mkdocs_cpu:.1%} of `mkdocs build --strict`'s "
+            "CPU (included in it)"
         )
     search = results[sizes[-1]]["search"]
     if search is not None:

@@ -51,5 +51,7 @@ def test_what_cannot_reach_past_the_note_is_left_as_written(case: str) -> None:
 
 
 def test_a_note_that_closes_what_it_opens_is_left_as_written() -> None:
-    whole = "## 方法\n<!-- 注释 -->\n\n```python\nprint(1)\n```\n\n<details>\n<summary>更多</summary>\n内容\n</details>\n"
+    whole = (
+        "## 方法\n<!-- 注释 -->\n\n```python\nprint(1)\n```\n\n<details>\n<summary>更多</summary>\n内容\n</details>\n"
+    )
     assert contained(whole) == (whole, [])
