@@ -18,7 +18,7 @@ from typing import Any
 import click
 
 import summarizer.cli.console as console
-from summarizer.core.errors import ImportProblems, UsageError
+from summarizer.core.errors import DISTRIBUTION, ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.report import plural
 from summarizer.core.sanitize import json_terminal_safe
@@ -28,26 +28,47 @@ from .eval_commands import evaluate
 from .note_commands import check_batch_flags, notes, print_dry_run, run_notes
 from .review_commands import review
 
-COMMAND_SURFACE = """\\b
-Commands at a glance:
-  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
-  run VENUE [--limit N] [--batch [--no-wait]] [--notes] [--dry-run]    regen VENUE/ID [--notes] [--feedback TEXT]
-  notes VENUE [PAPER...] [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
-  review list VENUE [--status draft|approved|rejected]
-  review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
-  review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
-  review notes list|show|approve|reject|edit …   (the same, for per-paper notes)
+COMMAND_SURFACE = """\b
+Commands at a glance (one a line; COMMAND --help for each):
+  run VENUE [--limit N] [--batch [--no-wait]] [--notes] [--dry-run]
+  fetch VENUE [--limit N]
+  summarize VENUE [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
+  notes VENUE [PAPER...] [--limit N] [--force] [--batch] [--dry-run]
+  regen VENUE/ID [--notes] [--feedback TEXT]
+  review list VENUE [--status draft|approved|rejected] [--full]
+  review show VENUE/ID
+  review approve VENUE/ID... | review approve VENUE --all
+  review reject VENUE/ID --note TEXT
+  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
+  review notes list|show|approve|reject|edit ...  (the same, for notes)
   review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]
-  build [VENUE...] [--drafts]         export VENUE [-o FILE]
-  import FILE.jsonl [--skip-invalid] [--rejected PATH]    import NOTES_FOLDER
-  status [VENUE] [--json]             demo [--batch] [--dir PATH]
+  build [VENUE...] [--drafts]
+  export VENUE [-o FILE]
+  import FILE.jsonl [--skip-invalid] [--rejected PATH]
+  import NOTES_FOLDER
+  status [VENUE] [--json]
+  demo [--batch] [--dir PATH]
   eval VENUE --against REF.jsonl [--trust all|trusted|agree]
-  eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF.jsonl]
-  init [DIR]                          a new project: a commented config.yaml, a venue list, prompts/
+  eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF]
+  init [DIR]
 
-\\b
-Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
-Set SUMMARIZER_DEBUG=1 to see tracebacks."""
+\b
+Exit codes: 0 all done; 1 some papers failed (the rest is saved);
+2 usage or configuration error. SUMMARIZER_DEBUG=1 shows tracebacks."""
+
+
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed distribution's version (the package index knows it as DISTRIBUTION)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import PackageNotFoundError, version  # start-up: see the module doc
+
+    try:
+        shown = version(DISTRIBUTION)
+    except PackageNotFoundError:
+        shown = f"unknown ({DISTRIBUTION} is not installed: pip install -e . in the checkout)"
+    click.echo(f"summarizer, version {shown}")
+    ctx.exit()
 
 
 class PipeClosed(Exception):
@@ -75,7 +96,9 @@ class _Group(click.Group):
 )
 @click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
-@click.version_option(None, "-V", "--version", package_name="summarizer")
+@click.option(
+    "-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version, help="Show the version."
+)
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
     """Turn a conference's accepted papers into Chinese digest pages.

@@ -24,7 +24,7 @@ from rich.markup import escape
 
 from summarizer.core import limits
 from summarizer.core import progress as stage_progress
-from summarizer.core.errors import clip
+from summarizer.core.errors import clip, pip_install
 from summarizer.core.progress import Bar
 from summarizer.core.report import Report, usage_line
 from summarizer.core.sanitize import terminal_safe
@@ -328,5 +328,5 @@ def mkdocs_serve(config: str) -> str:
     get it."""
     command = installed_program("mkdocs")
     if command is None:
-        return f"pip install 'summarizer[mkdocs]', then mkdocs serve -f {config}"
+        return f"{pip_install('mkdocs')}, then mkdocs serve -f {config}"
     return f"{command} serve -f {config}"
