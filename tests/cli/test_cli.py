@@ -1,5 +1,7 @@
 """The CLI's exit codes and messages: 0 done, 1 some papers failed, 2 usage or configuration."""
 
+import pytest
+
 from conftest import Project, RunCli, summary_text
 from summarizer.core import locks
 from summarizer.core.records import Record
