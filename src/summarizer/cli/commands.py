@@ -23,6 +23,7 @@ from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.report import plural
 from summarizer.core.sanitize import json_terminal_safe
 
+from . import invocation
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .eval_commands import evaluate
 from .note_commands import check_batch_flags, notes, print_dry_run, run_notes
@@ -97,7 +98,13 @@ class _Group(click.Group):
 @click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
 @click.option(
-    "-V", "--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version, help="Show the version."
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=_print_version,
+    help="Show the version.",
 )
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
@@ -109,6 +116,7 @@ def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) 
     if quiet and verbose:
         raise UsageError("-q and -v contradict each other: give one")
     console.set_verbosity(console.QUIET if quiet else min(verbose, console.DEBUG))
+    invocation.set_invocation(config_path)
     if isinstance(ctx.obj, Context):  # main() made it, to look at the store after the command
         ctx.obj.config_path = config_path
     else:
@@ -381,9 +389,9 @@ def init(folder: Path | None) -> None:
     written = init_project(target)
     for path in written:
         console.info(f"wrote {os.path.relpath(path)}")
-    config = shlex.quote(os.path.relpath(target / "config.yaml"))
-    run = f"{console.summarizer_program()} --config {config}"
+    config = os.path.relpath(target / "config.yaml")
+    run = invocation.command_prefix(config)
     console.info(
-        f"next: set llm (your provider) in {config}, list your papers in venues/{VENUE}.txt, then\n"
+        f"next: set llm (your provider) in {shlex.quote(config)}, list your papers in venues/{VENUE}.txt, then\n"
         f"  {run} status\n  {run} run {VENUE} --limit 3"
     )

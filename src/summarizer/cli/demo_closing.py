@@ -19,6 +19,7 @@ from summarizer.core.report import plural
 from summarizer.core.sanitize import terminal_safe
 from summarizer.core.store import Store
 
+from . import invocation
 from .demo_stand_ins import DemoPaper
 
 # The closing lines' regenerate: what an editor would say of an invented number.
@@ -57,7 +58,7 @@ def _note_commands(run: str, papers: list[DemoPaper]) -> list[tuple[str, str]]:
 
 def next_commands(settings: Settings, site_root: Path, papers: list[DemoPaper], venue: str) -> list[tuple[str, str]]:
     """(command, what it does): the editor's next steps in this demo folder."""
-    run = f"{console.summarizer_program()} --config {shlex.quote(os.path.relpath(settings.config_file))}"
+    run = invocation.command_prefix(os.path.relpath(settings.config_file))
     regen = next((p for p in papers if p.left_for_review and p.revised), papers[0])
     regen_ref = f"{regen.venue}/{regen.paper.arxiv_id}"
     mkdocs_yml = shlex.quote(os.path.relpath(site_root / "mkdocs.yml"))
@@ -68,7 +69,7 @@ def next_commands(settings: Settings, site_root: Path, papers: list[DemoPaper], 
         *_note_commands(run, papers),
         (f"{run} build", "publish what is approved"),
         (console.mkdocs_serve(mkdocs_yml), "read the site: http://127.0.0.1:8000"),
-        (f"{console.summarizer_program()} init my-digest", "your own venue: a config to fill in (README)"),
+        (f"{invocation.invoked_program()} init my-digest", "your own venue: a config to fill in (README)"),
     ]
 
 

@@ -143,7 +143,9 @@ def _history_row(version: Version, record: Record) -> list[Text]:
     detail = version.model or ""
     if version.feedback:
         detail += f" 审稿意见：{version.feedback}"
-    return _cells(str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), version.summary)
+    return _cells(
+        str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), version.summary
+    )
 
 
 def print_paper(settings: Settings, record: Record) -> None:
