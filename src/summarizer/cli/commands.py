@@ -18,12 +18,12 @@ from typing import Any
 import click
 
 import summarizer.cli.console as console
+import summarizer.cli.invocation as invocation
 from summarizer.core.errors import DISTRIBUTION, ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.report import plural
 from summarizer.core.sanitize import json_terminal_safe
 
-from . import invocation
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .eval_commands import evaluate
 from .note_commands import check_batch_flags, notes, print_dry_run, run_notes
