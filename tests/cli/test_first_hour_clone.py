@@ -42,6 +42,7 @@ def environment(home: Path) -> dict[str, str]:
 def stand_in_python(folder: Path) -> Path:
     """A `python3` that is the base interpreter, and after `-m venv DIR` makes DIR reuse this environment."""
     reused = "\n".join(p for p in site.getsitepackages() if Path(p).is_dir())
+    folder.mkdir(parents=True, exist_ok=True)
     script = folder / "python3"
     script.write_text(
         "#!/bin/sh\n"
