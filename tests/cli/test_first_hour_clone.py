@@ -4,7 +4,8 @@ and of the demo's closing lines, run by a shell as printed; each exits 0.
 Offline: the clone's `.venv` is made by `make demo` itself, through a stand-in `python3` that, after making a
 venv, puts the running environment's site-packages on its path (a plain ``.pth`` line), and pip is told to use no
 index; so `make demo`'s own `pip install -e ".[desk,mkdocs]"` runs and resolves every extra it names against what
-is installed here.  The desk runs with `--no-browser` until its first line; `mkdocs serve` until it serves.  The
+is installed here (the stand-in also writes the venv's `mkdocs` program, which pip writes only for a package it
+installs).  The desk runs with `--no-browser` until its first line; `mkdocs serve` until it serves.  The
 wheel lines run in a venv of their own, with the wheel built in the clone as the README's comment says.
 """
 
@@ -50,6 +51,9 @@ def stand_in_python(folder: Path) -> Path:
         'if [ "$1" = "-m" ] && [ "$2" = "venv" ]; then\n'
         '  purelib=$("$3/bin/python" -c "import sysconfig; print(sysconfig.get_path(\'purelib\'))")\n'
         f"  printf '%s\\n' {shlex.quote(reused)} > \"$purelib/zz_reuse_running_env.pth\"\n"
+        # The reused packages' programs: pip installs none for a requirement already satisfied.
+        '  printf \'#!/bin/sh\\nexec "%s/bin/python" -m mkdocs "$@"\\n\' "$(cd "$3" && pwd)" > "$3/bin/mkdocs"\n'
+        '  chmod +x "$3/bin/mkdocs"\n'
         "fi\n"
     )
     script.chmod(0o755)
