@@ -61,9 +61,10 @@ def stand_in_python(folder: Path) -> Path:
 
 
 def shell(line: str, cwd: Path, env: dict[str, str]) -> str:
+    """``line`` run by bash as printed, exiting 0; what it wrote on stdout."""
     done = subprocess.run(["bash", "-c", line], cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT_S)
     assert done.returncode == 0, f"{line!r} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-    return done.stdout + done.stderr
+    return done.stdout
 
 
 def until_first_line(line: str, cwd: Path, env: dict[str, str], says: str) -> str:
