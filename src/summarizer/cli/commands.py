@@ -19,7 +19,7 @@ import click
 
 import summarizer.cli.console as console
 import summarizer.cli.invocation as invocation
-from summarizer.core.errors import DISTRIBUTION, ImportProblems, UsageError
+from summarizer.core.errors import ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.report import plural
 from summarizer.core.sanitize import json_terminal_safe
@@ -58,20 +58,6 @@ Exit codes: 0 all done; 1 some papers failed (the rest is saved);
 2 usage or configuration error. SUMMARIZER_DEBUG=1 shows tracebacks."""
 
 
-def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
-    """``--version``: the installed distribution's version (the package index knows it as DISTRIBUTION)."""
-    if not value or ctx.resilient_parsing:
-        return
-    from importlib.metadata import PackageNotFoundError, version  # start-up: see the module doc
-
-    try:
-        shown = version(DISTRIBUTION)
-    except PackageNotFoundError:
-        shown = f"unknown ({DISTRIBUTION} is not installed: pip install -e . in the checkout)"
-    click.echo(f"summarizer, version {shown}")
-    ctx.exit()
-
-
 class PipeClosed(Exception):
     """stdout's reader went away; raised instead of BrokenPipeError, which click would turn into exit 1."""
 
@@ -103,7 +89,7 @@ class _Group(click.Group):
     is_flag=True,
     expose_value=False,
     is_eager=True,
-    callback=_print_version,
+    callback=invocation.print_version,
     help="Show the version.",
 )
 @click.pass_context

@@ -14,7 +14,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from summarizer.core.errors import pip_install
+import click
+
+from summarizer.core.errors import DISTRIBUTION, pip_install
 
 NAME = "summarizer"
 # A command line in the tool's own words: ``summarizer`` followed by one of its commands, not inside a path
@@ -107,3 +109,17 @@ def mkdocs_serve(config: str) -> str:
     if command is None:
         return f"{pip_install('mkdocs')}, then mkdocs serve -f {config}"
     return f"{shlex.quote(command)} serve -f {config}"
+
+
+def print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    """``--version``: the installed distribution's version (the package index knows it as DISTRIBUTION)."""
+    if not value or ctx.resilient_parsing:
+        return
+    from importlib.metadata import PackageNotFoundError, version  # start-up: see the module doc
+
+    try:
+        shown = version(DISTRIBUTION)
+    except PackageNotFoundError:
+        shown = f"unknown ({DISTRIBUTION} is not installed: pip install -e . in the checkout)"
+    click.echo(f"summarizer, version {shown}")
+    ctx.exit()
