@@ -1,6 +1,6 @@
 """A clean console on the demo, in real Chromium: every page of the built site and of the desk loads with no
 response of 400 or more, no console error and no script error; the site's name is in a title once; an approved
-note offers no approve key; the fields' emoji are drawn from an emoji font.
+note offers no approve key.
 """
 
 from __future__ import annotations
@@ -80,9 +80,7 @@ def test_the_demo_site_loads_with_a_clean_console(demo_folder: Path) -> None:
         assert tag is not None
         page.goto(f"{base}/{tag.lstrip('./').lstrip('/')}" if not tag.startswith("http") else tag, timeout=SLOW)
         page.wait_for_load_state("networkidle", timeout=SLOW)
-        emoji = page.evaluate("document.fonts.check('16px \"Noto Color Emoji\"', '💡')")
         assert seen.problems == [], seen.problems
-        assert emoji
 
 
 def started_desk(folder: Path) -> tuple[subprocess.Popen[str], str, list[str]]:
