@@ -1,7 +1,7 @@
 # `make demo` and `make test` each set up .venv on first use (Python 3.11 or newer: PYTHON=python3.12 picks one), then run.
-# The demo installs the core and the [mkdocs] extra, which serves the site it writes (a newcomer's
-# first run stays fast); the tests add the dev tools and every extra ([dev] pulls [all]), and the
-# browser tests need Chromium: `make browser-deps`.
+# The demo installs the core with the [desk] and [mkdocs] extras, which its closing lines use (the review
+# desk, and MkDocs to serve the site it writes); the tests add the dev tools and every extra ([dev] pulls
+# [all]), and the browser tests need Chromium and its fonts: `make browser-deps`.
 # `make test` leaves the slow tests (browsers, killed subprocesses, the wheel) to `make test-all`,
 # which is what CI runs.
 PYTHON ?= python3
@@ -26,7 +26,7 @@ endif
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c '$(NEW_ENOUGH)' 2>/dev/null || { echo "summarizer needs Python 3.11 or newer, and $(PYTHON) is $$($(PYTHON) -V 2>&1): run make PYTHON=python3.12 (or another 3.11+)"; exit 1; }
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --disable-pip-version-check -e ".[mkdocs]"
+	$(BIN)/python -m pip install -q --disable-pip-version-check -e ".[desk,mkdocs]"
 	touch $(STAMP)
 
 $(DEV_STAMP): $(STAMP) pyproject.toml
@@ -45,10 +45,12 @@ test-all: $(DEV_STAMP)
 	$(BIN)/python -m pytest
 
 # Debian's chromium (Playwright's own browser download cannot work offline); MathJax comes with the
-# package (django-static-mathjax), and fonts-noto-cjk draws the pages' Chinese in screenshots.
+# package (django-static-mathjax), fonts-noto-cjk draws the pages' Chinese and fonts-noto-color-emoji the
+# fields' emoji (without it they are empty boxes).
 browser-deps:
 	command -v chromium >/dev/null || (apt-get update -qq && apt-get install -y -qq chromium)
 	test -d /usr/share/fonts/opentype/noto || (apt-get update -qq && apt-get install -y -qq fonts-noto-cjk)
+	test -f /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf || (apt-get update -qq && apt-get install -y -qq fonts-noto-color-emoji)
 
 lint: $(DEV_STAMP)
 	$(BIN)/ruff check src tests benchmarks

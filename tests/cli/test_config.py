@@ -59,16 +59,28 @@ def test_config_errors_name_file_and_key(tmp_path: Path, yaml_text: str, expecte
     assert "\n" not in message
 
 
-def test_a_missing_venue_list_stops_only_that_venue(cli: RunCli, project: Project) -> None:
+def test_a_missing_venue_list_is_a_config_problem_for_every_command(cli: RunCli, project: Project) -> None:
     project.config["venues"] = [
         {"id": "ICML2026", "source": {"type": "list", "path": "lists/nowhere.txt"}},
         {"id": "ICLR2026"},
     ]
     project.write_config()
-    result = cli("fetch", "ICML2026")
-    assert result.code == 2
-    assert f"{project.config_path.resolve()}: venues[0].source.path: venue list not found" in result.err
-    assert cli("status", "ICLR2026").code == 0  # the other venues still work
+    missing = f"venues[0].source.path: venue list not found: {project.root.resolve() / 'lists' / 'nowhere.txt'}"
+    for command in (["fetch", "ICML2026"], ["status"], ["status", "ICLR2026"], ["review", "list", "ICLR2026"]):
+        result = cli(*command)
+        assert result.code == 2, command
+        assert f"{project.config_path.resolve()}: {missing}" in result.err, command
+
+
+def test_a_missing_file_is_listed_with_the_other_problems(cli: RunCli, project: Project) -> None:
+    project.config["venues"] = [{"id": "ICML2026", "source": {"type": "list", "path": "nowhere.txt"}}]
+    project.config["paths"] = {"prompts": "no-prompts"}
+    project.config["llm"]["max_concurency"] = 4
+    project.write_config()
+    result = cli("status")
+    assert result.code == 2 and "3 problems: " in result.err
+    for problem in ("llm.max_concurency: unknown key", "venue list not found", "prompts folder not found"):
+        assert problem in result.err
 
 
 def test_an_unknown_key_is_named_before_what_it_hides(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import yaml
 
 from conftest import RunCli
 from demo_folder import DEMO_KEY, closing_command, closing_commands, run_demo_in, store_of
-from summarizer.cli import main
+from summarizer.cli import demo_closing, main
 from summarizer.cli.demo_closing import REGEN_FEEDBACK
 from summarizer.core.flags import warning_kind
 
@@ -29,7 +29,7 @@ def left_for_review(folder: Path) -> set[str]:
 
 def waiting_lines(out: str, heading: str = "waiting:") -> dict[str, str]:
     """The closing note's papers waiting for review under ``heading`` (drafts, or notes): ref -> its warnings."""
-    block = out.split(f"  {heading}", 1)[1].split("each flagged:\n", 1)[1]
+    block = out.split(f"  {heading}", 1)[1].split("flagged:\n", 1)[1]
     lines = []
     for line in block.splitlines():
         if not line.startswith("    "):
@@ -149,3 +149,37 @@ def test_notes_in_the_demo_folder_are_answered_by_the_stand_ins_with_no_key(
     note = store_of(folder).load("ICML2026", "2612.90010").notes.current
     assert note is not None and "\n|---|" in note.markdown  # recorded with no note: the stand-in's generic one
     assert os.environ.get(DEMO_KEY) is None
+
+
+def test_a_second_run_flags_only_drafts_with_a_warning_and_offers_only_notes_that_wait(
+    demo_run: tuple[Path, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder, first = demo_run
+    assert "none flagged" not in first and "unflagged" not in first
+    config = str(folder / "config.yaml")
+    fixed = "ICML2026/2612.90010"  # its invented number, regenerated away: it waits with no warning now
+    assert main(["--config", config, "regen", fixed, "--feedback", REGEN_FEEDBACK]) == 0
+    assert main(["--config", config, "review", "notes", "approve", "ICML2026/2612.90005"]) == 0
+    capsys.readouterr()
+
+    assert main(["demo", "--dir", "demo"]) == 0
+    out = capsys.readouterr().out
+
+    flagged = waiting_lines(out)
+    assert fixed not in flagged and set(flagged) == left_for_review(folder) - {fixed}
+    assert all(warnings.strip() and warnings != "no warning" for warnings in flagged.values())
+    assert "4 drafts for you to review, 3 flagged:" in out and f"unflagged:   {fixed} (waiting, with no warning)" in out
+    assert "  notes:" not in out and "the note waiting" not in out and "review notes" not in out
+    regen = closing_command(out, "regen")
+    assert regen[4] in flagged  # the rewrite it offers is of a draft that still has something to fix
+
+
+def test_without_the_desk_extra_the_closing_lines_install_it_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(demo_closing, "has_desk", lambda: False)
+    _, out = run_demo_in(tmp_path, monkeypatch, capsys)
+    printed = closing_commands(out)
+    serve = next(i for i, argv in enumerate(printed) if argv[3:5] == ["review", "serve"])
+    assert printed[serve - 1] == ["pip", "install", "conference-digest-zh[desk]"]
+    assert sum(argv[0] == "pip" for argv in printed) == 1  # MkDocs is here: its line runs as it is

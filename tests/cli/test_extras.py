@@ -17,7 +17,7 @@ import pytest
 import summarizer.cli.console as console
 from conftest import REPO, Project, RunCli
 
-INSTALL = "pip install 'summarizer[{extra}]'"
+INSTALL = "pip install 'conference-digest-zh[{extra}]'"
 
 
 def _one_line_error(err: str, what: str, extra: str) -> None:

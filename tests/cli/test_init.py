@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -74,3 +75,16 @@ def test_a_missing_config_names_the_folder_and_suggests_init(
     code, _, err = run(capsys, "status")
     assert code == 2
     assert f"config.yaml: config file not found (looked in {tmp_path})" in err and "summarizer init" in err
+
+
+def test_the_config_comments_point_at_what_exists_wherever_it_runs() -> None:
+    from conftest import REPO
+    from summarizer.cli.init import PROJECT_URL, config_text
+    from summarizer.core.errors import DISTRIBUTION
+
+    comments = "\n".join(line for line in config_text().splitlines() if line.lstrip().startswith("#"))
+    headings = {line.lstrip("#").strip() for line in (REPO / "README.md").read_text("utf-8").splitlines()}
+    named = re.findall(r'"([^"]+)"', comments.split("# The fields:", 1)[0])
+    assert len(named) >= 3 and all(name in headings for name in named), named
+    assert "docs/config.md" not in comments and "summarizer's repository" not in comments  # a wheel has neither
+    assert "`summarizer --help`" in comments and PROJECT_URL in comments and DISTRIBUTION in PROJECT_URL

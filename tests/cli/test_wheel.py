@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
+from summarizer.core.errors import DISTRIBUTION
 
 pytestmark = pytest.mark.slow
 
@@ -60,7 +61,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     env = _clean_env(dist)
     offline = ["--no-build-isolation", "--no-index"] if importlib.util.find_spec("hatchling") else []
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", *offline, "-q", "-w", str(dist), str(REPO)], dist, env)
-    (built,) = dist.glob("summarizer-*.whl")
+    (built,) = dist.glob(f"{DISTRIBUTION.replace('-', '_')}-*.whl")
     return built
 
 
@@ -80,14 +81,17 @@ def test_installed_wheel_runs_the_demo_from_any_folder(wheel: Path, tmp_path: Pa
     target = tmp_path / "venv"
     venv.EnvBuilder(with_pip=True, clear=True).create(target)
     python = target / "bin" / "python"
-    install = ["install", "-q", "--no-compile", "--no-deps", "--no-index", str(wheel)]
-    _run([str(python), "-m", "pip", *install], tmp_path, env)
-    # Then the dependencies: after the install, so pip never sees the running environment's summarizer.
+    # The dependencies are the running environment's (nothing to download), so pip resolves `[all]` against them:
+    # its extras name the distribution itself, which resolves only under the name the wheel carries.
     venv_site = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"], tmp_path, env)
     reused = [p for p in site.getsitepackages() if Path(p).is_dir()]
     (Path(venv_site.strip()) / "zz_reuse_running_env.pth").write_text("".join(f"{p}\n" for p in reused))
     where = tmp_path / "somewhere"
     where.mkdir()
+    install = ["install", "-q", "--no-compile", "--no-index", f"{wheel}[all]"]
+    _run([str(python), "-m", "pip", *install], where, env)  # from a folder of its own, not the checkout
+    shown = _run([str(python), "-m", "pip", "show", DISTRIBUTION], where, env)
+    assert f"Name: {DISTRIBUTION}" in shown
 
     located = _run([str(python), "-c", "import summarizer; print(summarizer.__file__)"], where, env)
     assert Path(located.strip()).is_relative_to(target), located  # the installed copy, not the checkout

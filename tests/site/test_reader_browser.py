@@ -109,7 +109,7 @@ def test_related_papers_and_the_feed_are_there(reader: tuple[str, Any, list[str]
     page.goto(f"{base}/ICML2026/")
     feed = page.locator("article a", has_text="订阅").first.get_attribute("href")
     assert feed is not None and (feed == "feed.xml" or feed.endswith("/ICML2026/feed.xml"))
-    assert page.locator('head link[rel="alternate"][type="application/atom+xml"]').count() == 1
+    assert page.locator('head link[rel~="alternate"][type="application/atom+xml"]').count() == 1
     answer = page.request.get(f"{base}/ICML2026/feed.xml")
     assert answer.ok and answer.text().startswith('<?xml version="1.0" encoding="utf-8"?>\n<feed')
 

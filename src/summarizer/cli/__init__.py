@@ -24,6 +24,7 @@ import summarizer.cli.console as console
 from summarizer.core import limits
 from summarizer.core.errors import FileSystemError, SummarizerError, clip
 
+from . import invocation
 from .commands import PipeClosed, cli
 from .context import Context
 
@@ -33,6 +34,7 @@ __all__ = ["cli", "entry", "main"]
 def main(argv: list[str] | None = None, *, on_work_start: Callable[[], None] = lambda: None) -> int:
     """Run one command; its exit code.  ``on_work_start`` is called once the command's work begins."""
     console.set_verbosity(console.NORMAL)  # until the options say otherwise (an in-process run starts afresh)
+    invocation.reset()
     context = Context(None, on_work_start)
     code = _run(argv, context)
     if context.corrupt:
@@ -62,7 +64,8 @@ def _run(argv: list[str] | None, context: Context) -> int:
         if debug:
             traceback.print_exc()
         error = _one_line(exc)
-        console.err.print(f"[red]error:[/red] {console.shown(clip(str(error), limits.SHOWN_MESSAGE))}")
+        said = console.as_invoked(str(error))
+        console.err.print(f"[red]error:[/red] {console.shown(clip(said, limits.SHOWN_MESSAGE))}")
         return error.exit_code
     except SystemExit as exc:
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)

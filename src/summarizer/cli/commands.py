@@ -18,6 +18,7 @@ from typing import Any
 import click
 
 import summarizer.cli.console as console
+import summarizer.cli.invocation as invocation
 from summarizer.core.errors import ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.report import plural
@@ -28,26 +29,33 @@ from .eval_commands import evaluate
 from .note_commands import check_batch_flags, notes, print_dry_run, run_notes
 from .review_commands import review
 
-COMMAND_SURFACE = """\\b
-Commands at a glance:
-  fetch VENUE [--limit N]             summarize VENUE [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
-  run VENUE [--limit N] [--batch [--no-wait]] [--notes] [--dry-run]    regen VENUE/ID [--notes] [--feedback TEXT]
-  notes VENUE [PAPER...] [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
-  review list VENUE [--status draft|approved|rejected]
-  review show VENUE/ID                review approve VENUE/ID... | review approve VENUE --all
-  review reject VENUE/ID --note TEXT  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
-  review notes list|show|approve|reject|edit …   (the same, for per-paper notes)
+COMMAND_SURFACE = """\b
+Commands at a glance (one a line; COMMAND --help for each):
+  run VENUE [--limit N] [--batch [--no-wait]] [--notes] [--dry-run]
+  fetch VENUE [--limit N]
+  summarize VENUE [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
+  notes VENUE [PAPER...] [--limit N] [--force] [--batch] [--dry-run]
+  regen VENUE/ID [--notes] [--feedback TEXT]
+  review list VENUE [--status draft|approved|rejected] [--full]
+  review show VENUE/ID
+  review approve VENUE/ID... | review approve VENUE --all
+  review reject VENUE/ID --note TEXT
+  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
+  review notes list|show|approve|reject|edit ...  (the same, for notes)
   review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]
-  build [VENUE...] [--drafts]         export VENUE [-o FILE]
-  import FILE.jsonl [--skip-invalid] [--rejected PATH]    import NOTES_FOLDER
-  status [VENUE] [--json]             demo [--batch] [--dir PATH]
+  build [VENUE...] [--drafts]
+  export VENUE [-o FILE]
+  import FILE.jsonl [--skip-invalid] [--rejected PATH]
+  import NOTES_FOLDER
+  status [VENUE] [--json]
+  demo [--batch] [--dir PATH]
   eval VENUE --against REF.jsonl [--trust all|trusted|agree]
-  eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF.jsonl]
-  init [DIR]                          a new project: a commented config.yaml, a venue list, prompts/
+  eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF]
+  init [DIR]
 
-\\b
-Exit codes: 0 all done; 1 some papers failed (the rest is saved); 2 usage or configuration error.
-Set SUMMARIZER_DEBUG=1 to see tracebacks."""
+\b
+Exit codes: 0 all done; 1 some papers failed (the rest is saved);
+2 usage or configuration error. SUMMARIZER_DEBUG=1 shows tracebacks."""
 
 
 class PipeClosed(Exception):
@@ -75,7 +83,15 @@ class _Group(click.Group):
 )
 @click.option("-v", "--verbose", count=True, help="Show diagnostics: retries, waits, mode switches (-vv: debug).")
 @click.option("-q", "--quiet", is_flag=True, help="Only errors: no progress, no info lines.")
-@click.version_option(None, "-V", "--version", package_name="summarizer")
+@click.option(
+    "-V",
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=invocation.print_version,
+    help="Show the version.",
+)
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) -> None:
     """Turn a conference's accepted papers into Chinese digest pages.
@@ -86,6 +102,7 @@ def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) 
     if quiet and verbose:
         raise UsageError("-q and -v contradict each other: give one")
     console.set_verbosity(console.QUIET if quiet else min(verbose, console.DEBUG))
+    invocation.set_invocation(config_path)
     if isinstance(ctx.obj, Context):  # main() made it, to look at the store after the command
         ctx.obj.config_path = config_path
     else:
@@ -358,9 +375,9 @@ def init(folder: Path | None) -> None:
     written = init_project(target)
     for path in written:
         console.info(f"wrote {os.path.relpath(path)}")
-    config = shlex.quote(os.path.relpath(target / "config.yaml"))
-    run = f"{console.summarizer_program()} --config {config}"
+    config = os.path.relpath(target / "config.yaml")
+    run = invocation.command_prefix(config)
     console.info(
-        f"next: set llm (your provider) in {config}, list your papers in venues/{VENUE}.txt, then\n"
+        f"next: set llm (your provider) in {shlex.quote(config)}, list your papers in venues/{VENUE}.txt, then\n"
         f"  {run} status\n  {run} run {VENUE} --limit 3"
     )

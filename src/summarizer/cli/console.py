@@ -9,14 +9,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import shlex
-import shutil
 import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.console import Console
@@ -28,6 +25,8 @@ from summarizer.core.errors import clip
 from summarizer.core.progress import Bar
 from summarizer.core.report import Report, usage_line
 from summarizer.core.sanitize import terminal_safe
+
+from .invocation import as_invoked, installed_program, mkdocs_serve, summarizer_program
 
 if TYPE_CHECKING:  # annotations only: rich.progress is imported when a bar is shown, the store not at all
     from rich.progress import Progress, TaskID
@@ -51,6 +50,9 @@ err = Console(
 out = Console(highlight=False, emoji=False, soft_wrap=True, width=None if sys.stdout.isatty() else PIPE_WIDTH)
 
 
+__all__ = ["as_invoked", "installed_program", "mkdocs_serve", "summarizer_program"]  # the CLI's: see invocation
+
+
 def shown(text: str) -> str:
     """Stored or outside text made safe to print: controls escaped (textsafe), rich markup inert."""
     return escape(terminal_safe(text))
@@ -63,7 +65,7 @@ def print_report(report: Report) -> None:
     """
     if _verbosity <= QUIET:
         for line in report.problems:
-            err.print(f"[yellow]{shown(clip(line, limits.SHOWN_MESSAGE))}[/yellow]")
+            err.print(f"[yellow]{shown(clip(as_invoked(line), limits.SHOWN_MESSAGE))}[/yellow]")
         for line in failure_lines(report) if report.failures else []:
             err.print(f"{shown(report.stage)} {shown(report.subject)}: {shown(line)}")
         return
@@ -96,17 +98,18 @@ def failure_lines(report: Report) -> list[str]:
             )
         else:
             lines.extend(f"{clip(paper_id)}: {clip(reason, 300)}" for paper_id in ids)
-    return sorted(lines)
+    return sorted(as_invoked(line) for line in lines)
 
 
 def info(message: str) -> None:
+    """A line for the person; a ``summarizer COMMAND`` hint in it is printed as it runs from here."""
     if _verbosity > QUIET:
-        err.print(shown(clip(message, limits.SHOWN_MESSAGE)))
+        err.print(shown(clip(as_invoked(message), limits.SHOWN_MESSAGE)))
 
 
 def warn(message: str) -> None:
     if _verbosity > QUIET:
-        err.print(f"[yellow]{shown(clip(message, limits.SHOWN_MESSAGE))}[/yellow]")
+        err.print(f"[yellow]{shown(clip(as_invoked(message), limits.SHOWN_MESSAGE))}[/yellow]")
 
 
 _LOG_STYLES = {logging.DEBUG: "dim", logging.INFO: "dim", logging.WARNING: "yellow"}
@@ -306,27 +309,3 @@ class TerminalProgress(stage_progress.Progress):
 
 
 PROGRESS = TerminalProgress()
-
-
-def installed_program(name: str) -> str | None:
-    """How to run this installation's ``name`` from here: the one beside this Python (a venv's bin/) by its path,
-    so it works without activating the venv; else one on PATH; None when there is neither."""
-    beside = Path(sys.executable).with_name(name)
-    if beside.is_file():
-        relative = os.path.relpath(beside)
-        return relative if not relative.startswith("..") else str(beside)
-    return name if shutil.which(name) else None
-
-
-def summarizer_program() -> str:
-    """``summarizer`` as this installation runs it (``python -m summarizer`` when no script is installed)."""
-    return installed_program("summarizer") or f"{shlex.quote(sys.executable)} -m summarizer"
-
-
-def mkdocs_serve(config: str) -> str:
-    """``mkdocs serve -f CONFIG`` as this installation runs it; without MkDocs (the ``[mkdocs]`` extra), how to
-    get it."""
-    command = installed_program("mkdocs")
-    if command is None:
-        return f"pip install 'summarizer[mkdocs]', then mkdocs serve -f {config}"
-    return f"{command} serve -f {config}"

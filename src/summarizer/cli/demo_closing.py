@@ -6,12 +6,15 @@ paths quoted for the shell, and its purpose after a ``#``: a line copied whole r
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shlex
 from pathlib import Path
 
 import summarizer.cli.console as console
+import summarizer.cli.invocation as invocation
 from summarizer.core.config import Settings
+from summarizer.core.errors import pip_install
 from summarizer.core.flags import current_warnings, shown_warnings, venue_duplicates
 from summarizer.core.note_flags import current_note_warnings
 from summarizer.core.records import Record
@@ -42,12 +45,11 @@ def waiting_notes(settings: Settings, records: list[Record]) -> list[tuple[str, 
     return [(f"{r.venue}/{r.id}", current_note_warnings(settings, r)) for r in records if r.notes.needs_review]
 
 
-def _note_commands(run: str, papers: list[DemoPaper]) -> list[tuple[str, str]]:
-    """The note left for the editor: read it, have it rewritten to feedback, publish it."""
-    left = next((p for p in papers if p.note_left_for_review), None)
-    if left is None:
+def _note_commands(run: str, notes_waiting: list[str]) -> list[tuple[str, str]]:
+    """The note left for the editor, while it waits: read it, have it rewritten to feedback, publish it."""
+    if not notes_waiting:
         return []
-    ref = f"{left.venue}/{left.paper.arxiv_id}"
+    ref = notes_waiting[0]
     return [
         (f"{run} review notes show {ref}", "the note waiting: its whole page, its warnings, its versions"),
         (f"{run} regen {ref} --notes --feedback {shlex.quote(REGEN_FEEDBACK)}", "a new note, written to your feedback"),
@@ -55,37 +57,87 @@ def _note_commands(run: str, papers: list[DemoPaper]) -> list[tuple[str, str]]:
     ]
 
 
-def next_commands(settings: Settings, site_root: Path, papers: list[DemoPaper], venue: str) -> list[tuple[str, str]]:
-    """(command, what it does): the editor's next steps in this demo folder."""
-    run = f"{console.summarizer_program()} --config {shlex.quote(os.path.relpath(settings.config_file))}"
-    regen = next((p for p in papers if p.left_for_review and p.revised), papers[0])
-    regen_ref = f"{regen.venue}/{regen.paper.arxiv_id}"
-    mkdocs_yml = shlex.quote(os.path.relpath(site_root / "mkdocs.yml"))
+def _draft_commands(run: str, papers: list[DemoPaper], waiting: list[tuple[str, list[str]]]) -> list[tuple[str, str]]:
+    """The drafts waiting, while any does: list them, have one rewritten to feedback (the demo's revised one while
+    it is flagged, else the first flagged one)."""
+    if not waiting:
+        return []
+    revised = {f"{p.venue}/{p.paper.arxiv_id}" for p in papers if p.left_for_review and p.revised}
+    ranked = sorted(waiting, key=lambda item: (not item[1], item[0] not in revised))
+    regen_ref = ranked[0][0]
+    venue = waiting[0][0].split("/")[0]
     return [
-        (f"{run} review serve", "the review desk in your browser: a approve, r reject, e edit, g regenerate"),
         (f"{run} review list {venue} --status draft", "the drafts waiting, in the terminal"),
         (f"{run} regen {regen_ref} --feedback {shlex.quote(REGEN_FEEDBACK)}", "a new draft, written to your feedback"),
-        *_note_commands(run, papers),
+    ]
+
+
+def has_desk() -> bool:
+    """Whether the review desk's extra ([desk]: starlette and uvicorn) is installed."""
+    return all(importlib.util.find_spec(name) is not None for name in ("starlette", "uvicorn"))
+
+
+def _with_install(extra: str, command: str, why: str, installed: bool) -> list[tuple[str, str]]:
+    """``command``; without its extra, the ``pip install`` first, on a line of its own."""
+    if installed:
+        return [(command, why)]
+    return [(pip_install(extra), f"the next line needs the [{extra}] extra: install it first"), (command, why)]
+
+
+def next_commands(
+    settings: Settings,
+    site_root: Path,
+    papers: list[DemoPaper],
+    waiting: list[tuple[str, list[str]]],
+    notes_waiting: list[str],
+) -> list[tuple[str, str]]:
+    """(command, what it does): the editor's next steps in this demo folder, each a line that runs as printed
+    (an extra this installation lacks is installed on the line before the command that needs it)."""
+    run = invocation.command_prefix(os.path.relpath(settings.config_file))
+    mkdocs_yml = shlex.quote(os.path.relpath(site_root / "mkdocs.yml"))
+    mkdocs = invocation.installed_program("mkdocs")
+    desk = "the review desk in your browser: a approve, r reject, e edit, g regenerate"
+    return [
+        *_with_install("desk", f"{run} review serve", desk, has_desk()),
+        *_draft_commands(run, papers, waiting),
+        *_note_commands(run, notes_waiting),
         (f"{run} build", "publish what is approved"),
-        (console.mkdocs_serve(mkdocs_yml), "read the site: http://127.0.0.1:8000"),
-        (f"{console.summarizer_program()} init my-digest", "your own venue: a config to fill in (README)"),
+        *_with_install(
+            "mkdocs",
+            f"{shlex.quote(mkdocs or 'mkdocs')} serve -f {mkdocs_yml}",
+            "read the site: http://127.0.0.1:8000",
+            mkdocs is not None,
+        ),
+        (f"{invocation.invoked_program()} init my-digest", "your own venue: a config to fill in (README)"),
     ]
 
 
 def _print_waiting(heading: str, waiting: list[tuple[str, list[str]]], what: str) -> None:
+    """What waits for review: under "flagged" only the papers that carry a warning, the others named after."""
     if not waiting:
         return
-    console.out.print(f"  {heading:<12} {plural(len(waiting), what)} for you to review, each flagged:")
-    for ref, warnings in waiting[:SHOWN_WAITING]:
-        console.out.print(terminal_safe(f"    {ref}  {'; '.join(warnings) or 'no warning'}"), markup=False)
-    if len(waiting) > SHOWN_WAITING:
-        console.out.print(f"    … and {len(waiting) - SHOWN_WAITING} more")
+    flagged = [(ref, warnings) for ref, warnings in waiting if warnings]
+    plain = [ref for ref, warnings in waiting if not warnings]
+    if not flagged:
+        said = f"  {heading:<12} {plural(len(waiting), what)} for you to review, none flagged: {', '.join(plain)}"
+        console.out.print(terminal_safe(said), markup=False)
+        return
+    which = "each flagged" if not plain else f"{len(flagged)} flagged"
+    console.out.print(f"  {heading:<12} {plural(len(waiting), what)} for you to review, {which}:")
+    for ref, warnings in flagged[:SHOWN_WAITING]:
+        console.out.print(terminal_safe(f"    {ref}  {'; '.join(warnings)}"), markup=False)
+    if len(flagged) > SHOWN_WAITING:
+        console.out.print(f"    … and {len(flagged) - SHOWN_WAITING} more")
+    if plain:
+        said = f"  {'unflagged:':<12} {', '.join(plain)} (waiting, with no warning)"
+        console.out.print(terminal_safe(said), markup=False)
 
 
 def closing_note(settings: Settings, store: Store, site_root: Path, papers: list[DemoPaper]) -> None:
     out = console.out
     records = [r for venue in settings.venues for r in store.records(venue.id)]
     waiting = waiting_drafts(settings, records)
+    notes_waiting = waiting_notes(settings, records)
     published = [r for r in records if r.approved is not None]
     with_notes = sum(1 for r in published if r.notes.approved is not None)
     folder = os.path.relpath(settings.config_file.parent)
@@ -96,9 +148,11 @@ def closing_note(settings: Settings, store: Store, site_root: Path, papers: list
     shown = f"{plural(len(published), 'paper')} ({with_notes} with a note on its page)"
     out.print(terminal_safe(f"  published:   {shown}, on the site in {site}/docs/"), markup=False)
     _print_waiting("waiting:", waiting, "draft")
-    _print_waiting("notes:", waiting_notes(settings, records), "note")
-    venue = waiting[0][0].split("/")[0] if waiting else settings.venues[0].id
+    _print_waiting("notes:", notes_waiting, "note")
+    if not waiting and not notes_waiting:
+        out.print("  waiting:     nothing: every draft and note is reviewed")
     out.print()
     out.print("Next: each line runs as printed, offline and with no key (in the demo folder the stand-ins answer).")
-    for command, why in next_commands(settings, site_root, papers, venue):
+    note_refs = [ref for ref, _ in notes_waiting]
+    for command, why in next_commands(settings, site_root, papers, waiting, note_refs):
         out.print(terminal_safe(f"  # {why}\n  {command}"), markup=False)

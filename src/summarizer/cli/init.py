@@ -13,13 +13,16 @@ from pathlib import Path
 
 from summarizer.core.config import shipped_prompts_dir
 from summarizer.core.config_doc import section_yaml
-from summarizer.core.errors import UsageError
+from summarizer.core.errors import DISTRIBUTION, UsageError
 from summarizer.core.fsutil import atomic_create_text
 
 VENUE = "MyVenue2026"
+# The README, where a wheel's user (who has no checkout) reads it: the project's page on the package index.
+PROJECT_URL = f"https://pypi.org/project/{DISTRIBUTION}/"
 HEADER = """\
-# summarizer's configuration, written by `summarizer init`. Every key, its type and default: docs/config.md
-# in summarizer's repository.
+# summarizer's configuration, written by `summarizer init`. Each key's meaning and default is written above
+# it. The README walks through a project ("A first real venue"; "A local model" for Ollama or vLLM): it is the
+# project's page, {project_url}, and `summarizer --help` lists the commands.
 # To start: set `llm` for your provider (base_url, model, api_key_env; the README lists OpenAI, DeepSeek,
 # Qwen, Kimi, GLM, vLLM and Ollama), put your venue's papers in venues/{venue}.txt, describe your fields,
 # then: summarizer run {venue} --limit 3   (a few papers first: see what they cost and how they read).
@@ -28,7 +31,7 @@ HEADER = """\
 VENUES = """\
 # The venues: where each one's accepted papers come from. A `list` is a file of arXiv ids, abs/pdf URLs
 # or titles; the other sources (openreview, virtual_site, pmlr, cvf, acl_anthology, arxiv_query) are in
-# the README ("Defining a venue") and docs/config.md.
+# the README ("A first real venue", step "3. The venue's source").
 venues:
   - id: {venue}
     emoji: "📄"
@@ -69,7 +72,13 @@ DEFAULT_SECTIONS = ("arxiv", "openreview", "http", "extract", "notes", "site")
 
 def config_text() -> str:
     """The commented config.yaml: the provider, the venue, the fields, every other section at its defaults."""
-    parts = [HEADER.format(venue=VENUE), section_yaml("llm"), "", VENUES.format(venue=VENUE), FIELDS]
+    parts = [
+        HEADER.format(venue=VENUE, project_url=PROJECT_URL),
+        section_yaml("llm"),
+        "",
+        VENUES.format(venue=VENUE),
+        FIELDS,
+    ]
     for name in DEFAULT_SECTIONS:
         parts += ["", section_yaml(name)]
     parts += ["", section_yaml("paths", {"paths.prompts": "prompts"})]

@@ -25,13 +25,14 @@ review.add_command(review_notes)
 @review.command("list")
 @click.argument("venue_id", metavar="VENUE")
 @click.option("--status", type=click.Choice(["draft", "approved", "rejected"]), help="Only papers in this state.")
+@click.option("--full", is_flag=True, help="Each paper's whole summary and warnings, wrapped to the terminal.")
 @pass_ctx
-def review_list(c: Context, venue_id: str, status: str | None) -> None:
-    """A table of the venue's papers: status, field, tags, length, warnings, model, age."""
+def review_list(c: Context, venue_id: str, status: str | None, full: bool) -> None:
+    """A table of the venue's papers: status, field, tags, length, warnings, model, age (--full: the summaries)."""
     from .views import print_list  # start-up: see the module doc
 
     c.settings.venue(venue_id)
-    print_list(c.settings, venue_id, c.store.records(venue_id), status=status)
+    print_list(c.settings, venue_id, c.store.records(venue_id), status=status, full=full)
 
 
 @review.command("show")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -43,8 +44,11 @@ def _text(value: str, style: str = "") -> Text:
     return Text(terminal_safe(value), style=style)
 
 
-def print_list(settings: Settings, venue_id: str, venue_records: list[Record], *, status: str | None) -> None:
-    """The table of ``review list``: one row a paper, then a legend when approved* appears.
+def print_list(
+    settings: Settings, venue_id: str, venue_records: list[Record], *, status: str | None, full: bool = False
+) -> None:
+    """The table of ``review list``: one row a paper, then a legend when approved* appears; with ``full``, each
+    paper as a block whose summary and warnings wrap at the terminal's width, whole.
 
     ``venue_records`` is every readable record of the venue: near-duplicates are found among all of them,
     as the review desk finds them, whatever ``status`` lists.
@@ -52,6 +56,22 @@ def print_list(settings: Settings, venue_id: str, venue_records: list[Record], *
     now = datetime.now(UTC)
     twins = venue_duplicates(venue_records)
     records = [r for r in venue_records if matches_status(r, status)]
+    if full:
+        _print_blocks(settings, venue_id, records, twins, status, now)
+    else:
+        _print_table(settings, venue_id, records, twins, status, now)
+    if status == "draft" and any(r.has_pending_draft for r in records):
+        console.out.print("approved* = approved, with a newer draft waiting for review")
+
+
+def _print_table(
+    settings: Settings,
+    venue_id: str,
+    records: list[Record],
+    twins: dict[str, str],
+    status: str | None,
+    now: datetime,
+) -> None:
     table = Table(title=Text(f"{venue_id}: {plural(len(records), 'paper')}" + (f" ({status})" if status else "")))
     for column in ("id", "status"):  # whole, so an id can be copied into the next command
         table.add_column(column, no_wrap=True)
@@ -78,8 +98,40 @@ def print_list(settings: Settings, venue_id: str, venue_records: list[Record], *
             )
         )
     console.out.print(table)
-    if status == "draft" and any(r.has_pending_draft for r in records):
-        console.out.print("approved* = approved, with a newer draft waiting for review")
+
+
+def _wrapped(text: str, style: str = "", indent: int = 2) -> None:
+    """Whole text, folded at the terminal's width (a long run of Chinese has no space to break at), indented."""
+    shown = Text(terminal_safe(text), style=style, overflow="fold")
+    console.out.print(Padding(shown, (0, 0, 0, indent)), soft_wrap=False)
+
+
+def _print_blocks(
+    settings: Settings,
+    venue_id: str,
+    records: list[Record],
+    twins: dict[str, str],
+    status: str | None,
+    now: datetime,
+) -> None:
+    """``review list --full``: a heading line a paper, then its summary and its warnings, never cut."""
+    console.out.print(Text(f"{venue_id}: {plural(len(records), 'paper')}" + (f" ({status})" if status else "")))
+    for record in records:
+        current = listed_version(record, status)
+        console.out.print()
+        if current is None:
+            _wrapped(f"{record.id} · {status_label(record)}", "bold", indent=0)
+            for failure in record.failures.values():
+                _wrapped(f"failed: {failure.reason}", "red")
+            continue
+        twin = twins.get(f"{record.venue}/{record.id}")
+        warnings = shown_warnings(record, current_warnings(settings, record, current), twin)
+        heading = [record.id, status_label(record), current.field, ", ".join(current.tags)]
+        heading += [f"{len(current.summary)} chars", current.model or current.origin, _age(current.created_at, now)]
+        _wrapped(" · ".join(heading), "bold", indent=0)
+        _wrapped(current.summary)
+        for warning in warnings:
+            _wrapped(f"warning: {warning}", "yellow")
 
 
 def _history_row(version: Version, record: Record) -> list[Text]:
@@ -91,8 +143,9 @@ def _history_row(version: Version, record: Record) -> list[Text]:
     detail = version.model or ""
     if version.feedback:
         detail += f" 审稿意见：{version.feedback}"
-    preview = version.summary if len(version.summary) <= 60 else version.summary[:60] + "…"
-    return _cells(str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), preview)
+    return _cells(
+        str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), version.summary
+    )
 
 
 def print_paper(settings: Settings, record: Record) -> None:
@@ -100,8 +153,10 @@ def print_paper(settings: Settings, record: Record) -> None:
     _print_heading(record)
     current = record.current
     side = Table(show_header=True, expand=True)
-    side.add_column("abstract", ratio=1)
-    side.add_column(Text(f"summary (version {current.number}, {current.origin})" if current else "summary"), ratio=1)
+    # Folded, never cut with an ellipsis: a reviewer sees every character they approve.
+    side.add_column("abstract", ratio=1, overflow="fold")
+    summary_heading = Text(f"summary (version {current.number}, {current.origin})" if current else "summary")
+    side.add_column(summary_heading, ratio=1, overflow="fold")
     side.add_row(_text(record.abstract or "(no abstract)"), _text(current.summary if current else "(none yet)"))
     console.out.print(side)
     if current is not None:
@@ -116,23 +171,21 @@ def print_paper(settings: Settings, record: Record) -> None:
 
 
 def _print_heading(record: Record) -> None:
-    out = console.out
-    out.print(_text(record.title, style="bold"))
-    out.print(_text(f"{record.venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}"))
+    _wrapped(record.title, "bold", indent=0)
+    _wrapped(f"{record.venue}/{record.id} · {status_label(record)} · {record.link or 'no link'}", indent=0)
     if record.authors:
-        out.print(_text(", ".join(record.authors), style="dim"))
+        _wrapped(", ".join(record.authors), "dim", indent=0)
     if record.source_type:  # where the paper came from (the venue's source)
         tier = f" · {record.tier}" if record.tier else ""
-        out.print(_text(f"source: {record.source_type} {record.source_id or ''}{tier}", style="dim"))
+        _wrapped(f"source: {record.source_type} {record.source_id or ''}{tier}", "dim", indent=0)
 
 
 def _print_field_and_warnings(settings: Settings, record: Record, current: Version) -> None:
     field = settings.field(current.field)
     field_name = f"{field.emoji} {field.name}" if field else "(unknown field)"
-    console.out.print(_text(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}"))
-    warnings = current_warnings(settings, record)
-    if warnings:
-        console.out.print(_text("warnings: " + "; ".join(warnings), style="yellow"))
+    _wrapped(f"field: {current.field} ({field_name})   tags: {', '.join(current.tags)}", indent=0)
+    for warning in current_warnings(settings, record):
+        _wrapped(f"warning: {warning}", "yellow", indent=0)
 
 
 def _print_review_state(record: Record) -> None:

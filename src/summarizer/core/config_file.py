@@ -39,16 +39,35 @@ def find_config_file(explicit: str | os.PathLike[str] | None) -> Path:
     return Path(DEFAULT_CONFIG_NAME)
 
 
-def _every_problem(exc: ValidationError, shown: str) -> ConfigError:
-    """One ConfigError naming every problem with its key path, so one edit fixes them all."""
-    problems = validation_problems(exc, top="top level", special=_source_problem)
-    first = ordered_errors(exc)[0]
+def _every_problem(exc: ValidationError | None, shown: str, missing: list[str]) -> ConfigError:
+    """One ConfigError naming every problem with its key path (the files it names that are missing too), so one
+    edit fixes them all."""
+    problems = validation_problems(exc, top="top level", special=_source_problem) if exc is not None else []
+    problems += missing
     if len(problems) == 1:
         key, _, message = problems[0].partition(": ")
         return ConfigError(message, file=shown, key=key)
     error = ConfigError(f"{len(problems)} problems: " + "; ".join(problems), file=shown)
-    error.key = key_path(_untagged(first["loc"])) or None
+    first = key_path(_untagged(ordered_errors(exc)[0]["loc"])) if exc is not None else missing[0].partition(": ")[0]
+    error.key = first or None
     return error
+
+
+def _missing_files(raw: dict[str, Any], base: Path) -> list[str]:
+    """The venue lists and the prompts folder the file names that are not there, as ``key: problem``: every
+    command that reads the config reports them, with its other problems."""
+    missing = []
+    for i, venue in enumerate(raw.get("venues") or []):
+        source = venue.get("source") if isinstance(venue, dict) else None
+        if isinstance(source, dict) and source.get("type") == "list" and isinstance(source.get("path"), str):
+            path = _resolve(base, Path(source["path"]))
+            if not path.is_file():
+                missing.append(f"venues[{i}].source.path: venue list not found: {path}")
+    paths = raw.get("paths")
+    prompts = paths.get("prompts") if isinstance(paths, dict) else None
+    if isinstance(prompts, str) and prompts and not _resolve(base, Path(prompts)).is_dir():
+        missing.append(f"paths.prompts: prompts folder not found: {_resolve(base, Path(prompts))}")
+    return missing
 
 
 def _untagged(loc: tuple[Any, ...]) -> tuple[Any, ...]:
@@ -79,10 +98,13 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     shown = str(config_file)
     raw = _read_yaml(config_file, shown)
     deprecations = _moved_keys(raw)
+    missing = _missing_files(raw, config_file.resolve().parent)
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:
-        raise _every_problem(exc, shown) from exc
+        raise _every_problem(exc, shown, missing) from exc
+    if missing:
+        raise _every_problem(None, shown, missing)
     settings.place(config_file.resolve(), deprecations)
     _resolve_paths(settings, settings.config_file.parent, shown)
     return settings
@@ -151,7 +173,6 @@ def _resolve_paths(settings: Settings, base: Path, shown: str) -> None:
         raise ConfigError(f"prompts folder not found: {settings.paths.prompts}", file=shown, key="paths.prompts")
     for venue in settings.venues:
         if isinstance(venue.source, ListSource):
-            # Checked when the venue is fetched: one missing list must not stop work on the others.
             venue.source.path = _resolve(base, venue.source.path)
         elif isinstance(venue.source, AclAnthologySource) and venue.source.data_dir is not None:
             venue.source.data_dir = _resolve(base, venue.source.data_dir)

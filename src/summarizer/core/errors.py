@@ -239,12 +239,22 @@ class Problems(BadRequest):
         super().__init__("; ".join(problems))
 
 
+# The name summarizer is published under on the package index (``summarizer`` there is another project's);
+# the import package and the command keep the name summarizer.
+DISTRIBUTION = "conference-digest-zh"
+
+
+def pip_install(extra: str) -> str:
+    """The ``pip install`` that brings the optional part ``extra``."""
+    return f"pip install '{DISTRIBUTION}[{extra}]'"
+
+
 class MissingExtra(ConfigError):
     """An optional part of summarizer is not installed; the message names the ``pip install`` to run."""
 
     def __init__(self, what: str, extra: str):
         self.extra = extra
-        super().__init__(f"{what} needs the optional part [{extra}]: pip install 'summarizer[{extra}]'")
+        super().__init__(f"{what} needs the optional part [{extra}]: {pip_install(extra)}")
 
 
 class BatchNotFound(RunError):

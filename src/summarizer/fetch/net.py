@@ -37,7 +37,7 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 
 from summarizer.core.cache_layout import CacheLayout
 from summarizer.core.config import HttpSettings, Settings
-from summarizer.core.errors import FetchError
+from summarizer.core.errors import DISTRIBUTION, FetchError
 from summarizer.core.fsutil import atomic_write_bytes, sha256_bytes
 from summarizer.core.pacing import HostPacer, host_of
 from summarizer.core.retry import RetryPolicy
@@ -72,7 +72,7 @@ def _raise_if_transient(response: requests.Response) -> None:
 
 def user_agent(contact: str) -> str:
     try:
-        version = importlib.metadata.version("summarizer")
+        version = importlib.metadata.version(DISTRIBUTION)
     except importlib.metadata.PackageNotFoundError:
         version = "dev"
     who = f"; mailto:{contact}" if contact else ""

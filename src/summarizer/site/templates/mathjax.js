@@ -25,7 +25,10 @@ window.MathJax = {
   }
 };
 
+// Material's instant navigation swaps a page in without loading it: typeset it again. The first page
+// emits before MathJax has started (no output yet): MathJax typesets that one itself when it starts.
 document$.subscribe(() => {
+  if (!MathJax.startup || !MathJax.startup.output) return
   MathJax.startup.output.clearCache()
   MathJax.typesetClear()
   MathJax.texReset()

@@ -110,5 +110,5 @@ def _index(site: Path, venues: list[str]) -> None:
             running.append((venue, process))
     if failed:
         missing = any("No module named" in f for f in failed)
-        hint = " (pip install 'summarizer[mkdocs]' brings Pagefind)" if missing else ""
+        hint = " (pip install 'conference-digest-zh[mkdocs]' brings Pagefind)" if missing else ""
         raise PluginError("search: Pagefind failed: " + "; ".join(failed) + hint)
