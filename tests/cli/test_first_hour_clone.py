@@ -34,6 +34,9 @@ TIMEOUT_S = 900  # a hang bound on a loaded machine, far from a normal run
 def environment(home: Path) -> dict[str, str]:
     """No path back to this checkout, no index to download from, no isolated builds (hatchling is installed here)."""
     drop = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "SUMMARIZER_CONFIG", "SUMMARIZER_DEBUG", "OPENAI_API_KEY")
+    # A make that runs the tests (make test-all) would make the clone's `make demo` a sub-make, which prints
+    # "make[1]: Entering directory" lines around the demo's own; a user's shell has none of these.
+    drop += ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")
     env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update(PIP_NO_INDEX="1", PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1")
     env.update(SUMMARIZER_NO_PROGRESS="1", PYTHONUNBUFFERED="1", HOME=str(home))
