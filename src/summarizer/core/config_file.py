@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from .config import CONFIG_ENV, DEFAULT_CONFIG_NAME, Settings, shipped_prompts_dir
 from .errors import ConfigError
+from .sanitize import unstorable_characters
 from .source_settings import AclAnthologySource, ListSource, Source
 from .wording import describe, key_path, ordered_errors, validation_problems
 
@@ -98,7 +99,9 @@ def load_settings(path: str | os.PathLike[str] | None = None) -> Settings:
     shown = str(config_file)
     raw = _read_yaml(config_file, shown)
     deprecations = _moved_keys(raw)
-    missing = _missing_files(raw, config_file.resolve().parent)
+    unstorable: list[str] = []
+    raw = _paired_surrogates(raw, (), unstorable)
+    missing = unstorable + _missing_files(raw, config_file.resolve().parent)
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:
@@ -140,6 +143,25 @@ def _read_yaml(config_file: Path, shown: str) -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ConfigError("the top level must be a mapping of sections (llm, venues, fields, …)", file=shown)
     return raw
+
+
+def _paired_surrogates(node: Any, where: tuple[Any, ...], problems: list[str]) -> Any:
+    """YAML reads a JSON-style escaped pair (``"\\ud83d\\udd25"``) as two lone surrogates: each string is joined
+    into the character the pair means; what stays unpaired (or a non-character) is a problem at its key."""
+    if isinstance(node, dict):
+        return {k: _paired_surrogates(v, (*where, k), problems) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_paired_surrogates(v, (*where, i), problems) for i, v in enumerate(node)]
+    if not isinstance(node, str) or not unstorable_characters(node):
+        return node
+    joined = node.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+    left = unstorable_characters(joined)
+    if left:
+        problems.append(
+            f"{key_path(where) or 'top level'}: holds {', '.join(left[:3])}, a lone surrogate or a non-character: "
+            "write the character itself"
+        )
+    return joined
 
 
 def _moved_keys(raw: dict[str, Any]) -> list[str]:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field
 from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected
 from summarizer.core.rules import CheckedSummary, check_summary
-from summarizer.core.sanitize import clean_line, clean_text
+from summarizer.core.sanitize import clean_line, clean_text, unstorable_characters
 from summarizer.core.wording import validation_problems
 
 from .chat_request import AnswerSpec
@@ -112,6 +112,11 @@ def json_object(raw: str, keys: str) -> dict[str, Any]:
         raise SummaryRejected([f"the answer is not valid JSON ({exc.msg}; character {exc.pos})"]) from None
     if not isinstance(data, dict):
         raise SummaryRejected([f"the answer must be a JSON object with keys {keys}"])
+    unstorable = unstorable_characters(json.dumps(data, ensure_ascii=False))
+    if unstorable:
+        # A lone surrogate escape cannot be written as UTF-8: asking again costs less than a damaged text.
+        named = ", ".join(unstorable[:3])
+        raise SummaryRejected([f"the answer holds {named} (a lone surrogate or a non-character): write each character itself"])
     return data
 
 
