@@ -116,7 +116,8 @@ def json_object(raw: str, keys: str) -> dict[str, Any]:
     if unstorable:
         # A lone surrogate escape cannot be written as UTF-8: asking again costs less than a damaged text.
         named = ", ".join(unstorable[:3])
-        raise SummaryRejected([f"the answer holds {named} (a lone surrogate or a non-character): write each character itself"])
+        problem = f"the answer holds {named} (a lone surrogate or a non-character): write each character itself"
+        raise SummaryRejected([problem])
     return data
 
 
