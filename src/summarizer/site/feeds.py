@@ -5,11 +5,17 @@ written), with the summary as text, the tags as categories and a link to the pap
 absolute under ``site.site_url`` when it is set; without it they are relative to the feed, which Atom
 resolves against the feed's own address.  Ids do not depend on the address (``urn:summarizer:…``), so
 moving the site does not make every item new to a reader.  The same papers give the same bytes.
+
+Every feed is well-formed whatever its texts hold (characters XML 1.0 forbids are dropped, the rest
+escaped) and valid Atom: an id, a title and an updated date on the feed and each entry, and the
+site as the feed's author (RFC 4287 §4.1.1 asks for an author on the feed or on every entry).
 """
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape, quoteattr
+import re
+from xml.sax.saxutils import escape as _escape
+from xml.sax.saxutils import quoteattr as _quoteattr
 
 from summarizer.core.config import Venue
 
@@ -18,6 +24,18 @@ from .pages import PageEntry, SiteView, label, paper_file
 
 FEED_ITEMS = 50
 EPOCH = "1970-01-01T00:00:00Z"
+
+
+# Outside XML 1.0's Char production: C0 controls but tab, LF and CR; surrogates; U+FFFE and U+FFFF.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def escape(value: str) -> str:
+    return _escape(_NOT_XML.sub("", value))
+
+
+def quoteattr(value: str) -> str:
+    return _quoteattr(_NOT_XML.sub("", value))
 
 
 def _text(value: str) -> str:
@@ -63,6 +81,7 @@ def feed(view: SiteView, venue: Venue, field_id: str | None) -> str:
         '<?xml version="1.0" encoding="utf-8"?>\n'
         '<feed xmlns="http://www.w3.org/2005/Atom" xml:lang="zh">\n'
         f"  <title>{_text(name)} · {_text(view.settings.site.title)}</title>\n"
+        f"  <author><name>{_text(view.settings.site.title) or 'summarizer'}</name></author>\n"
         f"  <id>urn:summarizer:feed:{escape(path)}</id>\n"
         f'  <link rel="self" href={quoteattr(base + "feed.xml")}/>\n'
         f'  <link rel="alternate" type="text/html" href={quoteattr(base or "./")}/>\n'
