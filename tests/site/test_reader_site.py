@@ -92,6 +92,13 @@ def test_tag_file_names_are_unique_and_readable() -> None:
     assert names["index"] != "index" and names["../x"] == "x"
 
 
+def test_a_tag_named_like_another_tags_hashed_name_gets_a_page_of_its_own() -> None:
+    first = slugs(["a b", "a-b"])["a b"]
+    names = slugs(["a b", "a-b", first])
+    assert len(set(names.values())) == 3
+    assert names["a b"] == first and names[first] != first  # the page a paper already links keeps its address
+
+
 def test_feeds_are_atom_with_the_newest_papers_and_absolute_links_under_site_url(project: Project) -> None:
     _, _, docs = built(project, site_url="https://digest.example.org/papers")
     root = ET.fromstring((docs / "ICML2026/feed.xml").read_text("utf-8"))

@@ -14,10 +14,13 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from summarizer.core.errors import RunError
+
 from .markdown_text import sort_key
 
 _NOT_WORD = re.compile(r"[^\w]+")
 SLUG_MAX = 60
+_HASHED = re.compile(r"-[0-9a-f]{8}\Z")
 
 
 def tag_key(tag: str) -> str:
@@ -66,7 +69,9 @@ def slugs(keys: Iterable[str]) -> dict[str, str]:
     """A file name for each tag key: its words joined by ``-`` (Chinese kept), a short hash when two share one.
 
     The name depends on the keys of the whole build only to part tags that would share a name, so a tag's
-    page keeps its address while the rest of the site changes.
+    page keeps its address while the rest of the site changes.  A tag whose own name ends like a hash
+    (``a-b-c8687a08``) is given one too, so it can never take the page of a tag that needed one; two names
+    that still meet are an error, never one page over another.
     """
     by_base: dict[str, list[str]] = {}
     for key in sorted(set(keys)):
@@ -75,8 +80,11 @@ def slugs(keys: Iterable[str]) -> dict[str, str]:
     names: dict[str, str] = {}
     for base, keys_here in by_base.items():
         for key in keys_here:
-            plain = len(keys_here) == 1 and base != "index"
+            plain = len(keys_here) == 1 and base != "index" and not _HASHED.search(base)
             names[key] = base if plain else f"{base}-{hashlib.sha256(key.encode('utf-8')).hexdigest()[:8]}"
+    shared = [name for name, n in Counter(names.values()).items() if n > 1]
+    if shared:
+        raise RunError(f"two tags would share the page tags/{shared[0]}.md: rename one of them")
     return names
 
 
