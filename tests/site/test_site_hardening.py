@@ -100,3 +100,16 @@ def test_no_link_points_a_reader_at_their_own_machine_or_network(project: Projec
     page = next(root.glob("docs/ICML2026/*/2601.00001.md")).read_text("utf-8")
     assert "[PDF](https://arxiv.org/pdf/2601.00001)" in page  # arXiv's PDF in its place
     assert "127.0.0.1" not in page and "10.1.2.3" not in page
+
+
+def test_a_damaged_page_list_is_one_line_naming_it(cli: RunCli, project: Project) -> None:
+    root = built(project)
+    (root / ".summarizer-pages").write_bytes(b"# Files written\nICML2026/index.md\n\xff\xfe\x00broken\n")
+
+    result = cli("build")
+
+    assert result.code != 0
+    assert "Traceback" not in result.err
+    assert ".summarizer-pages: damaged" in result.err and "move it aside" in result.err
+    (root / ".summarizer-pages").rename(root / "pages.old")
+    assert cli("build").code == 0

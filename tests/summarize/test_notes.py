@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from typing import Any
@@ -279,3 +280,25 @@ def test_a_provider_without_json_schema_gets_the_notes_schema_in_the_prompt(
     system = request.body["messages"][0]["content"]
     assert "JSON Schema" in system and '"key_designs"' in system and "研究背景与动机" in system
     assert len(noted(project)) == 1
+
+
+def test_a_killed_runs_half_written_cache_entries_are_removed_by_the_next_run(
+    project: Project, server: FakeOpenAI, cli: RunCli
+) -> None:
+    configure(project, server)
+    write_approved_venue(project, 2)
+    folder = project.root / "cache" / "llm" / "ab"
+    folder.mkdir(parents=True)
+    stale = folder / ".ab12cd34.json.k3j4h5g6.tmp"  # as the atomic write names it
+    in_flight = folder / ".ab98fe76.json.q1w2e3r4.tmp"  # another venue's command, writing now
+    someone_elses = folder / ".notes.tmp"
+    for path in (stale, in_flight, someone_elses):
+        path.write_text("{half", "utf-8")
+    an_hour_and_more = stale.stat().st_mtime - 3700
+    os.utime(stale, (an_hour_and_more, an_hour_and_more))
+    os.utime(someone_elses, (an_hour_and_more, an_hour_and_more))
+
+    assert cli("notes", VENUE).code == 0
+
+    assert not stale.exists()
+    assert in_flight.exists() and someone_elses.exists()

@@ -8,6 +8,7 @@ import functools
 import hashlib
 import os
 import re
+import time
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -181,13 +182,19 @@ _TEMP_NAME = re.compile(r"\.(?P<of>.+)\.[a-z0-9_]{8}\.tmp\Z")
 
 
 def remove_leftover_temp_files(
-    folder: Path, *, recursive: bool = False, of: str | None = None, skip: tuple[str, ...] = ()
+    folder: Path,
+    *,
+    recursive: bool = False,
+    of: str | None = None,
+    skip: tuple[str, ...] = (),
+    older_than_s: float | None = None,
 ) -> int:
     """Remove the temporary files a killed write left in ``folder`` (only ours, only of ``of`` when given).
 
     ``recursive`` looks in every folder below too, except the folders of ``folder`` named in ``skip``.
     Call it only while holding the lock of everything written there: another writer's file in
-    flight would look the same.  Returns how many were removed.
+    flight would look the same.  Where no lock covers the folder, ``older_than_s`` leaves alone a file
+    written more recently than that (an atomic write takes milliseconds).  Returns how many were removed.
     """
     if not folder.is_dir():
         return 0
@@ -195,9 +202,18 @@ def remove_leftover_temp_files(
     for path in _temp_names(folder, recursive, skip):
         found = _TEMP_NAME.fullmatch(path.name)
         if found and (of is None or found.group("of") == of) and path.is_file() and not path.is_symlink():
+            if older_than_s is not None and _age_s(path) < older_than_s:
+                continue
             path.unlink(missing_ok=True)
             removed += 1
     return removed
+
+
+def _age_s(path: Path) -> float:
+    try:
+        return time.time() - path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def _temp_names(folder: Path, recursive: bool, skip: tuple[str, ...]) -> Iterator[Path]:

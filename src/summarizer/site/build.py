@@ -41,7 +41,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from summarizer.core.config import Settings, Venue
-from summarizer.core.errors import ConfigError
+from summarizer.core.errors import ConfigError, FileSystemError, RecordError
 from summarizer.core.fsutil import WriteBatch, write_if_changed
 from summarizer.core.ids import strip_version
 from summarizer.core.progress import QUIET, Bar, Progress
@@ -161,6 +161,14 @@ def _read_manifest(root: Path) -> set[str]:
         text = (root / MANIFEST).read_text(encoding="utf-8")
     except FileNotFoundError:
         return set()
+    except UnicodeDecodeError:
+        # The list decides what a build removes: a damaged one is not guessed at.
+        raise RecordError(
+            f"{root / MANIFEST}: damaged (not UTF-8 text): move it aside and build again "
+            "(pages an earlier build wrote and this one does not are then left in place)"
+        ) from None
+    except OSError as exc:
+        raise FileSystemError(root / MANIFEST, exc) from exc
     inside = os.path.realpath(root)
     folders: dict[str, bool] = {}  # each folder resolved once: a site has thousands of pages in a few folders
     return {

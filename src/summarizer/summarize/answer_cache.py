@@ -16,9 +16,12 @@ from typing import Any
 
 from summarizer.core.cache_layout import CacheLayout
 from summarizer.core.errors import FileSystemError
-from summarizer.core.fsutil import atomic_write_text
+from summarizer.core.fsutil import atomic_write_text, remove_leftover_temp_files
 from summarizer.core.records import now_iso
 from summarizer.core.usage import Usage
+
+
+STALE_TEMP_S = 3600
 
 
 class AnswerCache:
@@ -27,6 +30,11 @@ class AnswerCache:
     def __init__(self, cache_dir: Path):
         self.layout = CacheLayout(cache_dir)
         self.root = self.layout.answers()
+
+    def remove_leftover_temp_files(self) -> int:
+        """A killed run's half-written entries: commands on other venues share the cache and hold no lock
+        over it, so only files older than any write in flight are removed."""
+        return remove_leftover_temp_files(self.root, recursive=True, older_than_s=STALE_TEMP_S)
 
     def path(self, key: str) -> Path:
         return self.layout.answer(key)

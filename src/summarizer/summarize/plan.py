@@ -152,7 +152,9 @@ def start_run(settings: Settings, store: Store, venue_id: str, task: Task | None
     """A run of ``task`` (default: summaries) over one configured venue (the report carries the run's usage)."""
     settings.venue(venue_id)
     task = task or SummaryTask(settings)
-    run = SummarizeRun(settings, store, task, AnswerCache(settings.cache_dir), Report(task.command, venue_id))
+    cache = AnswerCache(settings.cache_dir)
+    cache.remove_leftover_temp_files()
+    run = SummarizeRun(settings, store, task, cache, Report(task.command, venue_id))
     run.report.usage = run.usage
     return run
 
