@@ -8,8 +8,8 @@ import functools
 import hashlib
 import os
 import re
-import time
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 

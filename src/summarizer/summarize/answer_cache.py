@@ -20,7 +20,6 @@ from summarizer.core.fsutil import atomic_write_text, remove_leftover_temp_files
 from summarizer.core.records import now_iso
 from summarizer.core.usage import Usage
 
-
 STALE_TEMP_S = 3600
 
 
