@@ -54,6 +54,7 @@ def peak_rss_mb(process: subprocess.Popen[str]) -> float:
     return usage.ru_maxrss * 1024 / 1e6  # ru_maxrss is in KiB on Linux
 
 
+@pytest.mark.slow  # a whole summarizer process inflating 300 MB: half a minute of CPU
 def test_a_pdf_inflating_to_hundreds_of_mb_fails_its_paper_in_a_small_process(
     project: Project, fake_arxiv: FakeArxiv
 ) -> None:
