@@ -58,6 +58,11 @@ def shown(text: str) -> str:
     return escape(terminal_safe(text))
 
 
+def shown_line(text: str) -> str:
+    """``shown``, and a line break inside (a file's name may hold one) shown as ``\\n``: one line stays one."""
+    return shown(text).replace("\n", "\\n")
+
+
 def print_report(report: Report) -> None:
     """The one printer of stage reports: the counts on one line, then usage, notes, warnings, failures.
 
@@ -65,9 +70,9 @@ def print_report(report: Report) -> None:
     """
     if _verbosity <= QUIET:
         for line in report.problems:
-            err.print(f"[yellow]{shown(clip(as_invoked(line), limits.SHOWN_MESSAGE))}[/yellow]")
+            err.print(f"[yellow]{shown_line(clip(as_invoked(line), limits.SHOWN_MESSAGE))}[/yellow]")
         for line in failure_lines(report) if report.failures else []:
-            err.print(f"{shown(report.stage)} {shown(report.subject)}: {shown(line)}")
+            err.print(f"{shown(report.stage)} {shown(report.subject)}: {shown_line(line)}")
         return
     style = "green" if report.ok else "yellow"
     err.print(f"[{style}]{report.stage} {shown(report.subject)}: {shown(report.summary_line())}[/{style}]")
@@ -76,11 +81,11 @@ def print_report(report: Report) -> None:
     for line in report.details:
         info(line)
     for line in report.warnings + report.problems:
-        warn(line)
+        warn(line.replace("\n", "\\n"))
     if report.failures:
         err.print("[yellow]failures:[/yellow]")
         for line in failure_lines(report):
-            err.print(f"  {shown(line)}")
+            err.print(f"  {shown_line(line)}")
 
 
 def failure_lines(report: Report) -> list[str]:

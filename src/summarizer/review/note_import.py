@@ -17,6 +17,8 @@ path order, and reported.  The front matter is read line by line (``key: value``
 
 from __future__ import annotations
 
+import os
+
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,10 +166,24 @@ def check_notes(folder: Path, settings: Settings, store: Store) -> NotesPlan:
         raise UsageError(f"{folder}: not a folder of note files")
     plan = NotesPlan(folder)
     papers = _Papers(settings, store)
-    for path in sorted(folder.rglob("*.md")):
-        if path.is_file():
-            _check_file(plan, papers, path)
+    for path in note_files(folder):
+        if path.is_symlink() or not path.is_file():
+            shown = path.relative_to(folder).as_posix()
+            plan.failures.append((shown, "a symbolic link or not a regular file: not followed (copy the note in)"))
+            continue
+        _check_file(plan, papers, path)
     return plan
+
+
+def note_files(folder: Path) -> list[Path]:
+    """Every ``*.md`` below ``folder``, in name order; links to folders are not followed out of it."""
+    found = [
+        Path(parent, name)
+        for parent, _folders, names in os.walk(folder)  # a link to a folder is listed, not entered
+        for name in names
+        if name.endswith(".md")
+    ]
+    return sorted(found)
 
 
 def _import_one(record: Record, note_file: NoteFile) -> bool:
