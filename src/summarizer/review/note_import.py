@@ -18,7 +18,6 @@ path order, and reported.  The front matter is read line by line (``key: value``
 from __future__ import annotations
 
 import os
-
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
