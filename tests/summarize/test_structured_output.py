@@ -219,3 +219,20 @@ def test_a_batch_line_in_json_object_mode_carries_the_type_alone(project: Projec
     settings = project.settings()
     body = chat_request(settings.llm, MESSAGES, answer_spec(settings, Prompts.load(settings)))
     assert body["response_format"] == {"type": "json_object"}
+
+
+def test_a_content_failure_counts_the_papers_attempts_not_the_refusal(project: Project) -> None:
+    with FakeOpenAI(dialect="llama-cpp-python") as server:
+        settings = settings_for(project, server, max_attempts=2)
+        server.fail_first(Fault.english(), n=5)
+        spec = answer_spec(settings, Prompts.load(settings))
+
+        async def go() -> None:
+            async with LLMClient(settings.llm) as client:
+                await client.complete_validated(MESSAGES, spec, paper_id="p0")
+
+        with pytest.raises(OutputInvalidError) as info:
+            asyncio.run(go())
+    assert [r.status for r in server.requests] == [500, 200, 200]
+    assert info.value.reason == "the model's answer: the summary has no Chinese (after 2 attempts)"
+    assert info.value.attempt == 2

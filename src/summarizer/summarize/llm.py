@@ -103,6 +103,11 @@ class _CallState:
     calls: int = 0
     free: int = 0  # calls the protocol cost (a refused parameter, an ignored schema): not the paper's attempts
 
+    @property
+    def attempts(self) -> int:
+        """The paper's own calls: every call but the free ones."""
+        return self.calls - self.free
+
 
 @dataclass
 class _Answer:
@@ -136,9 +141,9 @@ class _TryAgain(Exception):
     def exhausted(self, state: _CallState) -> LLMError:
         """The error for a paper whose calls ran out on this."""
         if self.why == "reask":
-            reason = person_reason(self.problems, state.calls)
+            reason = person_reason(self.problems, state.attempts)
             return OutputInvalidError(
-                reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+                reason, paper_id=state.paper_id, attempt=state.attempts, raw_output=state.last_raw, usage=state.usage
             )
         if self.why == "refused":
             reason = (
@@ -146,9 +151,9 @@ class _TryAgain(Exception):
                 "and the attempts ran out"
             )
         else:
-            reason = f"{self.reason} (gave up after {state.calls} attempts)"
+            reason = f"{self.reason} (gave up after {state.attempts} attempts)"
         return LLMError(
-            reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+            reason, paper_id=state.paper_id, attempt=state.attempts, raw_output=state.last_raw, usage=state.usage
         )
 
 
@@ -260,7 +265,7 @@ class LLMClient:
 
     def _failed(self, state: _CallState, reason: str) -> LLMError:
         return LLMError(
-            reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+            reason, paper_id=state.paper_id, attempt=state.attempts, raw_output=state.last_raw, usage=state.usage
         )
 
     def _account(self, state: _CallState, completion: Any, mode: Mode) -> _Answer:
@@ -358,10 +363,10 @@ def _log_again(retry_state: RetryCallState, state: _CallState, budget: int) -> N
         return
     paper = state.paper_id or ""
     if again.why == "reask":
-        log.info("re-ask %s (call %d of %d): %s", paper, state.calls, budget, again.reason)
+        log.info("re-ask %s (call %d of %d): %s", paper, state.attempts, budget, again.reason)
     else:
         wait = retry_state.upcoming_sleep
-        log.info("retry %s after %.1f s (call %d of %d): %s", paper, wait, state.calls, budget, again.reason)
+        log.info("retry %s after %.1f s (call %d of %d): %s", paper, wait, state.attempts, budget, again.reason)
 
 
 def cut_off_problem(spec: AnswerSpec[Any], llm: LLMSettings) -> str:

@@ -40,13 +40,14 @@ DIALECTS = (
     "no-format",
 )
 
-# llama-cpp-python 0.3's answer to json_schema (its server's pydantic model allows only text and json_object).
+# llama-cpp-python 0.3.36's answer to json_schema, as its server sends it (its pydantic model allows only
+# text and json_object; the message ends in a stack frame with the server's own path).
 LLAMA_CPP_PYTHON_500 = (
-    "1 validation error for CreateChatCompletionRequest\nresponse_format.type\n"
-    "  Input should be 'text' or 'json_object' [type=literal_error, input_value='json_schema', "
-    "input_type=str]\n    For further information visit https://errors.pydantic.dev/2.11/v/literal_error\n"
-    'Traceback (most recent call last):\n  File "/srv/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", '
-    "line 376, in create_chat_completion\n    ...\n"
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema', "
+    "'ctx': {'expected': \"'text' or 'json_object'\"}}\n\n"
+    '  File "/srv/venv/lib/python3.11/site-packages/llama_cpp/server/app.py", line 376, '
+    "in create_chat_completion\n    POST /v1/chat/completions"
 )
 # What a server answers in prose when it ignored the format asked for.
 PROSE_ANSWER = "Sure! This paper proposes a new method and shows strong results on several benchmarks."
@@ -67,7 +68,7 @@ def refusal(dialect: str, body: dict[str, Any]) -> tuple[int, dict[str, Any]] | 
     if kind == "json_schema" and dialect in ("deepseek", "dashscope"):
         return 400, error_body("This response_format type is unavailable now", "invalid_request_error")
     if kind == "json_schema" and dialect == "llama-cpp-python":
-        return 500, {"error": {"message": LLAMA_CPP_PYTHON_500, "type": "internal_server_error", "code": None}}
+        return 500, {"error": {"message": LLAMA_CPP_PYTHON_500, "type": "internal_server_error", "param": None}}
     if kind == "json_schema" and dialect == "llama-server-old":
         message = 'response_format type must be one of "text" or "json_object", but got: json_schema'
         return 500, {"error": {"code": 500, "message": message, "type": "server_error"}}
