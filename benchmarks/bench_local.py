@@ -1,0 +1,166 @@
+"""`make bench-local MODEL=path.gguf`: the demo's papers through a local model, scored by `eval`.
+
+Starts llama-cpp-python's server (``.venv-local``, from ``make local-model``) with MODEL on 127.0.0.1,
+serves the demo's fictional papers from the loopback arXiv, and runs the real stages in this process:
+``fetch``, then ``summarize`` on the first N papers of each demo venue (one request at a time, as on a
+laptop), then ``eval --against examples/demo/reference.jsonl``.  The model is real; nothing else is.
+
+It prints one Markdown table (and writes it, with each venue's eval report, under
+``benchmarks/work/local/``):
+
+- validity: the share of papers whose answer passed the rules on the first ask, and after re-asks
+  (``llm.max_attempts``); the rest failed, and their reasons are listed;
+- house length, field accuracy, tag recall, numbers not in the paper: ``eval``'s figures, over the
+  papers that got a draft (a failed paper has no summary to score);
+- tokens per second (completion tokens over the summarize stage's wall time) and papers per hour.
+
+    .venv/bin/python benchmarks/bench_local.py MODEL.gguf [--papers 3] [--threads N] [--max-attempts 3]
+
+Without MODEL it takes the SmolLM2-135M GGUF of ``make local-model``.  See benchmarks/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import shutil
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from summarizer.cli.demo_stand_ins import load_papers
+from summarizer.core.config import Settings
+from summarizer.core.config_file import load_settings
+from summarizer.core.store import Store
+from summarizer.evaluate.run import evaluate, evaluate_venue, tag_settings
+from summarizer.fetch import fetch_venue
+from summarizer.summarize.online import summarize_venue
+from summarizer.testing.fake_arxiv import FakeArxiv
+from summarizer.testing.local_server import MODEL_NAME, LocalModel, LocalServer, local_model
+
+REPO = Path(__file__).resolve().parents[1]
+DEMO = REPO / "examples" / "demo"
+WORK = REPO / "benchmarks" / "work" / "local"
+KEY_ENV = "LOCAL_LLM_KEY"
+
+
+def project(root: Path, base_url: str, arxiv_url: str, max_attempts: int) -> Settings:
+    """The demo's config and venue lists in ``root``, the model at ``base_url`` as the README's recipe sets it."""
+    shutil.rmtree(root, ignore_errors=True)
+    shutil.copytree(DEMO / "venues", root / "venues")
+    config = yaml.safe_load((DEMO / "config.yaml").read_text("utf-8"))
+    config["llm"] = {
+        "base_url": base_url,
+        "model": MODEL_NAME,
+        "api_key_env": KEY_ENV,
+        "max_concurrency": 1,
+        "max_attempts": max_attempts,
+        "timeout_s": 900,
+        "input_token_budget": 1500,
+        "max_output_tokens": 512,
+        "price_per_million": {"input": 0, "output": 0},
+    }
+    config["arxiv"]["api_url"] = arxiv_url
+    (root / "config.yaml").write_text(yaml.safe_dump(config, allow_unicode=True, sort_keys=False), "utf-8")
+    return load_settings(root / "config.yaml")
+
+
+def validity(store: Store, venues: list[str]) -> tuple[int, int, int, list[str]]:
+    """(papers asked, valid at the first ask, valid after re-asks, the failures' reasons)."""
+    asked = first = later = 0
+    reasons = []
+    for venue in venues:
+        for record in store.records(venue):
+            if not record.usage.llm_calls and "summarize" not in record.failures:
+                continue
+            asked += 1
+            if record.current is not None:
+                first += record.usage.llm_calls == 1
+                later += record.usage.llm_calls > 1
+            else:
+                reasons.append(f"{venue}/{record.id}: {record.failures['summarize'].reason}")
+    return asked, first, later, reasons
+
+
+def share(part: float, whole: float) -> str:
+    return f"{part / whole:.0%} ({part:g}/{whole:g})" if whole else "n/a"
+
+
+def table(model: LocalModel, settings: Settings, store: Store, venues: list[str], wall_s: float) -> list[str]:
+    asked, first, later, reasons = validity(store, venues)
+    tags = tag_settings(settings, None)
+    drafts = inside = fields_right = fields_n = tags_hit = tags_n = numbers = checked = 0
+    completion = 0
+    for venue in venues:
+        evaluation = evaluate(settings, store, venue, DEMO / "reference.jsonl", trust="all", tags=tags)
+        evaluate_venue(settings, store, venue, DEMO / "reference.jsonl", out=WORK / "eval" / venue)
+        card = evaluation.model
+        drafts += card.lengths.n
+        inside += card.lengths.n - card.lengths.outside_house
+        if card.fields is not None:
+            fields_right += round(card.fields.accuracy * card.fields.n)
+            fields_n += card.fields.n
+        if card.tags is not None:
+            tags_hit += round(card.tags.recall * card.tags.mapped)
+            tags_n += card.tags.mapped
+        numbers += len(card.numbers.flagged)
+        checked += card.numbers.checked
+        completion += sum(r.usage.completion_tokens for r in store.records(venue))
+    rows = [
+        ("model", f"`{model.gguf.name}` (llama-cpp-python server, CPU)"),
+        ("papers asked", str(asked)),
+        ("valid at the first ask", share(first, asked)),
+        ("valid after re-asks", share(first + later, asked)),
+        ("house length (of drafts)", share(inside, drafts)),
+        ("field accuracy (of drafts)", share(fields_right, fields_n)),
+        ("tag recall (of drafts)", share(tags_hit, tags_n)),
+        ("numbers not in the paper (of drafts)", share(numbers, checked)),
+        ("completion tokens per second", f"{completion / wall_s:.1f}" if wall_s else "n/a"),
+        ("papers per hour", f"{asked / (wall_s / 3600):.1f}" if wall_s else "n/a"),
+        ("time per paper", f"{wall_s / asked:.0f} s" if asked else "n/a"),
+    ]
+    lines = ["| measure | value |", "| --- | --- |", *(f"| {k} | {v} |" for k, v in rows)]
+    counted = collections.Counter(reason.split(": ", 1)[1].rsplit(" (after", 1)[0] for reason in reasons)
+    lines += ["", "Failures (reason, papers):", *(f"- {why}: {n}" for why, n in counted.most_common())]
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", nargs="?", type=Path, help="a GGUF file (default: SmolLM2-135M of make local-model)")
+    parser.add_argument("--papers", type=int, default=3, help="papers per demo venue (default 3)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads for the server")
+    parser.add_argument("--max-attempts", type=int, default=3)
+    args = parser.parse_args(argv)
+    found = local_model()
+    if found is None:
+        print("no local model server: run `make local-model` first", file=sys.stderr)
+        return 1
+    model = LocalModel(found.python, args.model.resolve()) if args.model else found
+    WORK.mkdir(parents=True, exist_ok=True)
+    papers = load_papers(DEMO / "papers.yaml")
+    with (
+        LocalServer.start_with(model, log=WORK / "server.log", n_ctx=8192, threads=args.threads) as server,
+        FakeArxiv([p.paper for p in papers]) as arxiv,
+    ):
+        os.environ.setdefault(KEY_ENV, "local")  # the server asks for no key; summarizer wants a variable set
+        settings = project(WORK / "project", server.base_url, arxiv.api_url, args.max_attempts)
+        store = Store(settings.outputs_dir)
+        venues = [v.id for v in settings.venues]
+        for venue in venues:
+            fetch_venue(settings, store, venue, limit=args.papers)
+        started = time.monotonic()
+        for venue in venues:
+            summarize_venue(settings, store, venue, limit=args.papers)
+        wall_s = time.monotonic() - started
+    lines = table(model, settings, store, venues, wall_s)
+    (WORK / "result.md").write_text("\n".join(lines) + "\n", "utf-8")
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
