@@ -21,8 +21,9 @@ VENUE = "MyVenue2026"
 PROJECT_URL = f"https://pypi.org/project/{DISTRIBUTION}/"
 HEADER = """\
 # summarizer's configuration, written by `summarizer init`. Each key's meaning and default is written above
-# it. The README walks through a project ("A first real venue"; "A local model" for Ollama or vLLM): it is the
-# project's page, {project_url}, and `summarizer --help` lists the commands.
+# it. The README walks through a project ("A first real venue"; "A local model" for llama.cpp, Ollama or vLLM,
+# whose llm section `summarizer init --local` writes): it is the project's page, {project_url}, and
+# `summarizer --help` lists the commands.
 # To start: set `llm` for your provider (base_url, model, api_key_env; the README lists OpenAI, DeepSeek,
 # Qwen, Kimi, GLM, vLLM and Ollama), put your venue's papers in venues/{venue}.txt, describe your fields,
 # then: summarizer run {venue} --limit 3   (a few papers first: see what they cost and how they read).
