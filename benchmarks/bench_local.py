@@ -5,8 +5,9 @@ serves the demo's fictional papers from the loopback arXiv, and runs the real st
 ``fetch``, then ``summarize`` on the first N papers of each demo venue (one request at a time, as on a
 laptop), then ``eval --against examples/demo/reference.jsonl``.  The model is real; nothing else is.
 
-It prints one Markdown table (and writes it, with each venue's eval report, under
-``benchmarks/work/local/``):
+It prints one Markdown table and writes it into benchmarks/RESULTS.md, as the section "A local model on
+the CPU" (``make bench`` keeps that section when it rewrites the rest), with each venue's eval report
+under ``benchmarks/work/local/``:
 
 - validity: the share of papers whose answer passed the rules on the first ask, and after re-asks
   (``llm.max_attempts``); the rest failed, and their reasons are listed;
@@ -45,6 +46,14 @@ REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "examples" / "demo"
 WORK = REPO / "benchmarks" / "work" / "local"
 KEY_ENV = "LOCAL_LLM_KEY"
+INPUT_BUDGET = 1000  # tokens of the paper read: on two CPU cores the prompt is most of a paper's time
+RESULTS = REPO / "benchmarks" / "RESULTS.md"
+HEADING = "## A local model on the CPU"
+LARGER = (
+    "A larger model: `make bench-local MODEL=path/to/qwen2.5-1.5b-instruct-q4_k_m.gguf` (any GGUF; the server "
+    "and its venv are the same). Expect minutes per paper on two cores: Qwen2.5-1.5B-Instruct Q4_K_M took "
+    "about 200 s for one answer here."
+)
 
 
 def project(root: Path, base_url: str, arxiv_url: str, max_attempts: int) -> Settings:
@@ -59,7 +68,7 @@ def project(root: Path, base_url: str, arxiv_url: str, max_attempts: int) -> Set
         "max_concurrency": 1,
         "max_attempts": max_attempts,
         "timeout_s": 900,
-        "input_token_budget": 1500,
+        "input_token_budget": INPUT_BUDGET,
         "max_output_tokens": 512,
         "price_per_million": {"input": 0, "output": 0},
     }
@@ -128,12 +137,52 @@ def table(model: LocalModel, settings: Settings, store: Store, venues: list[str]
     return lines
 
 
+def kept_section(path: Path = RESULTS) -> str:
+    """This benchmark's section of RESULTS.md ("" when there is none), for ``make bench`` to keep."""
+    old = path.read_text("utf-8") if path.exists() else ""
+    if HEADING not in old:
+        return ""
+    rest = old.split(HEADING, 1)[1]
+    end = rest.find("\n## ")
+    return "\n\n" + HEADING + (rest if end < 0 else rest[:end]).rstrip("\n") + "\n"
+
+
+def write_section(text: str, path: Path = RESULTS) -> None:
+    """Replace this benchmark's section (or add it before the scale section, else at the end)."""
+    old = path.read_text("utf-8") if path.exists() else ""
+    kept = kept_section(path)
+    if kept:
+        old = old.replace(kept.strip("\n"), "").replace("\n\n\n\n", "\n\n")
+    scale = old.find("\n## Scale")
+    head, tail = (old, "") if scale < 0 else (old[:scale], old[scale:])
+    path.write_text(head.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n" + tail, "utf-8")
+
+
+def section(lines: list[str], args: argparse.Namespace, model: LocalModel) -> str:
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    command = "make bench-local" + (f" MODEL={model.gguf.name}" if args.model else "") + f" PAPERS={args.papers}"
+    intro = [
+        HEADING,
+        "",
+        f"Produced by `{command}` (`benchmarks/bench_local.py`): the demo's papers through a real model on "
+        "llama-cpp-python's server, one request at a time, scored by `eval` against `examples/demo/reference.jsonl`.",
+        "",
+        f"- Date: {when}; {os.cpu_count()} cores shared with other work (load {load} at the end)",
+        f"- llm: max_attempts {args.max_attempts}, input_token_budget {INPUT_BUDGET}, max_output_tokens 512, "
+        "structured output settled on json_object with the schema (the server answers json_schema with a 500)",
+        "",
+    ]
+    return "\n".join([*intro, *lines, "", LARGER]) + "\n"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("model", nargs="?", type=Path, help="a GGUF file (default: SmolLM2-135M of make local-model)")
     parser.add_argument("--papers", type=int, default=3, help="papers per demo venue (default 3)")
     parser.add_argument("--threads", type=int, default=None, help="CPU threads for the server")
     parser.add_argument("--max-attempts", type=int, default=3)
+    parser.add_argument("--no-write", action="store_true", help="print the table only; leave RESULTS.md alone")
     args = parser.parse_args(argv)
     found = local_model()
     if found is None:
@@ -156,9 +205,12 @@ def main(argv: list[str] | None = None) -> int:
         for venue in venues:
             summarize_venue(settings, store, venue, limit=args.papers)
         wall_s = time.monotonic() - started
-    lines = table(model, settings, store, venues, wall_s)
-    (WORK / "result.md").write_text("\n".join(lines) + "\n", "utf-8")
-    print("\n".join(lines))
+    text = section(table(model, settings, store, venues, wall_s), args, model)
+    (WORK / "result.md").write_text(text, "utf-8")
+    print(text)
+    if not args.no_write:
+        write_section(text)
+        print(f"written: {RESULTS.relative_to(REPO)}")
     return 0
 
 
