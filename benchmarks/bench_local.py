@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import argparse
 import collections
+import json
 import os
 import shutil
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
@@ -36,7 +38,10 @@ from summarizer.cli.demo_stand_ins import load_papers
 from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store
-from summarizer.evaluate.run import evaluate, evaluate_venue, tag_settings
+from summarizer.evaluate.metrics import Lengths, field_scores, number_check, tag_recall
+from summarizer.evaluate.reference import ReferenceLine
+from summarizer.evaluate.results import Evaluation
+from summarizer.evaluate.run import evaluate, evaluate_venue, tag_settings, text_for_checks
 from summarizer.fetch import fetch_venue
 from summarizer.summarize.online import summarize_venue
 from summarizer.testing.fake_arxiv import FakeArxiv
@@ -98,36 +103,75 @@ def share(part: float, whole: float) -> str:
     return f"{part / whole:.0%} ({part:g}/{whole:g})" if whole else "n/a"
 
 
+@dataclass
+class LastAnswer:
+    """A paper's last answer: its draft, else the answer the rules rejected (when it was a JSON object)."""
+
+    key: str
+    summary: str
+    tags: list[str]
+    field: str
+    reference: ReferenceLine
+    text: str | None
+
+
+def last_answers(settings: Settings, evaluation: Evaluation) -> list[LastAnswer]:
+    out = []
+    for pair in evaluation.matched.pairs:
+        record, version = pair.record, pair.version
+        if version is not None and version.origin == "llm":
+            data: dict[str, object] = {"summary": version.summary, "tags": version.tags, "field": version.field}
+        else:
+            failure = record.failures.get("summarize")
+            try:
+                data = json.loads(failure.raw_output or "") if failure else {}
+            except ValueError:
+                continue
+        if not isinstance(data, dict) or not isinstance(data.get("summary"), str):
+            continue
+        tags = (
+            [str(t) for t in data.get("tags") or [] if isinstance(t, str)] if isinstance(data.get("tags"), list) else []
+        )
+        key = f"{record.venue}/{record.id}"
+        text = text_for_checks(settings, record)
+        out.append(LastAnswer(key, str(data["summary"]), tags, str(data.get("field")), pair.line, text))
+    return out
+
+
+def quality_rows(settings: Settings, answers: list[LastAnswer]) -> list[tuple[str, str]]:
+    """``eval``'s measures over every paper's last answer, the rejected ones included."""
+    said = [a for a in answers if a.summary.strip()]
+    lengths = Lengths.of(a.summary for a in said)
+    fields = field_scores([(a.reference.field, a.field) for a in answers], settings.field_ids())
+    tags = tag_recall(((a.reference.reference_keywords, a.tags) for a in answers), tag_settings(settings, None))
+    numbers = number_check((a.key, a.summary, a.text) for a in said)
+    of = f" (of {len(answers)} last answers, rejected ones included)"
+    return [
+        ("house length" + of, share(lengths.n - lengths.outside_house, len(answers))),
+        ("field accuracy" + of, share(round(fields.accuracy * fields.n), fields.n)),
+        ("tag recall (mapped reference keywords)", share(tags.hits, tags.mapped)),
+        ("numbers not in the paper (of non-empty summaries)", share(len(numbers.flagged), numbers.checked)),
+    ]
+
+
 def table(model: LocalModel, settings: Settings, store: Store, venues: list[str], wall_s: float) -> list[str]:
     asked, first, later, reasons = validity(store, venues)
-    tags = tag_settings(settings, None)
-    drafts = inside = fields_right = fields_n = tags_hit = tags_n = numbers = checked = 0
-    completion = 0
+    answers: list[LastAnswer] = []
+    prompt = completion = 0
     for venue in venues:
+        tags = tag_settings(settings, None)
         evaluation = evaluate(settings, store, venue, DEMO / "reference.jsonl", trust="all", tags=tags)
         evaluate_venue(settings, store, venue, DEMO / "reference.jsonl", out=WORK / "eval" / venue)
-        card = evaluation.model
-        drafts += card.lengths.n
-        inside += card.lengths.n - card.lengths.outside_house
-        if card.fields is not None:
-            fields_right += round(card.fields.accuracy * card.fields.n)
-            fields_n += card.fields.n
-        if card.tags is not None:
-            tags_hit += round(card.tags.recall * card.tags.mapped)
-            tags_n += card.tags.mapped
-        numbers += len(card.numbers.flagged)
-        checked += card.numbers.checked
+        answers += last_answers(settings, evaluation)
+        prompt += sum(r.usage.prompt_tokens for r in store.records(venue))
         completion += sum(r.usage.completion_tokens for r in store.records(venue))
     rows = [
         ("model", f"`{model.gguf.name}` (llama-cpp-python server, CPU)"),
         ("papers asked", str(asked)),
         ("valid at the first ask", share(first, asked)),
         ("valid after re-asks", share(first + later, asked)),
-        ("house length (of drafts)", share(inside, drafts)),
-        ("field accuracy (of drafts)", share(fields_right, fields_n)),
-        ("tag recall (of drafts)", share(tags_hit, tags_n)),
-        ("numbers not in the paper (of drafts)", share(numbers, checked)),
-        ("completion tokens per second", f"{completion / wall_s:.1f}" if wall_s else "n/a"),
+        *quality_rows(settings, answers),
+        ("tokens per second, prompt + completion (completion only)", tokens_rate(prompt, completion, wall_s)),
         ("papers per hour", f"{asked / (wall_s / 3600):.1f}" if wall_s else "n/a"),
         ("time per paper", f"{wall_s / asked:.0f} s" if asked else "n/a"),
     ]
@@ -135,6 +179,12 @@ def table(model: LocalModel, settings: Settings, store: Store, venues: list[str]
     counted = collections.Counter(reason.split(": ", 1)[1].rsplit(" (after", 1)[0] for reason in reasons)
     lines += ["", "Failures (reason, papers):", *(f"- {why}: {n}" for why, n in counted.most_common())]
     return lines
+
+
+def tokens_rate(prompt: int, completion: int, wall_s: float) -> str:
+    if not wall_s:
+        return "n/a"
+    return f"{(prompt + completion) / wall_s:.1f} ({completion / wall_s:.1f}); {prompt:,} + {completion:,} tokens"
 
 
 def kept_section(path: Path = RESULTS) -> str:
@@ -176,19 +226,8 @@ def section(lines: list[str], args: argparse.Namespace, model: LocalModel) -> st
     return "\n".join([*intro, *lines, "", LARGER]) + "\n"
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("model", nargs="?", type=Path, help="a GGUF file (default: SmolLM2-135M of make local-model)")
-    parser.add_argument("--papers", type=int, default=3, help="papers per demo venue (default 3)")
-    parser.add_argument("--threads", type=int, default=None, help="CPU threads for the server")
-    parser.add_argument("--max-attempts", type=int, default=3)
-    parser.add_argument("--no-write", action="store_true", help="print the table only; leave RESULTS.md alone")
-    args = parser.parse_args(argv)
-    found = local_model()
-    if found is None:
-        print("no local model server: run `make local-model` first", file=sys.stderr)
-        return 1
-    model = LocalModel(found.python, args.model.resolve()) if args.model else found
+def run(model: LocalModel, args: argparse.Namespace) -> tuple[Settings, float]:
+    """Fetch and summarize the demo's first papers through the model; the settings and summarize's wall time."""
     WORK.mkdir(parents=True, exist_ok=True)
     papers = load_papers(DEMO / "papers.yaml")
     with (
@@ -205,6 +244,31 @@ def main(argv: list[str] | None = None) -> int:
         for venue in venues:
             summarize_venue(settings, store, venue, limit=args.papers)
         wall_s = time.monotonic() - started
+    (WORK / "timing.json").write_text(json.dumps({"summarize_wall_s": wall_s}) + "\n", "utf-8")
+    return settings, wall_s
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("model", nargs="?", type=Path, help="a GGUF file (default: SmolLM2-135M of make local-model)")
+    parser.add_argument("--papers", type=int, default=3, help="papers per demo venue (default 3)")
+    parser.add_argument("--threads", type=int, default=None, help="CPU threads for the server")
+    parser.add_argument("--max-attempts", type=int, default=3)
+    parser.add_argument("--no-write", action="store_true", help="print the table only; leave RESULTS.md alone")
+    parser.add_argument("--score-only", action="store_true", help="score the last run again (no model calls)")
+    args = parser.parse_args(argv)
+    found = local_model()
+    if found is None:
+        print("no local model server: run `make local-model` first", file=sys.stderr)
+        return 1
+    model = LocalModel(found.python, args.model.resolve()) if args.model else found
+    if args.score_only:
+        settings = load_settings(WORK / "project" / "config.yaml")
+        wall_s = float(json.loads((WORK / "timing.json").read_text("utf-8"))["summarize_wall_s"])
+    else:
+        settings, wall_s = run(model, args)
+    store = Store(settings.outputs_dir)
+    venues = [v.id for v in settings.venues]
     text = section(table(model, settings, store, venues, wall_s), args, model)
     (WORK / "result.md").write_text(text, "utf-8")
     print(text)
