@@ -56,8 +56,8 @@ RESULTS = REPO / "benchmarks" / "RESULTS.md"
 HEADING = "## A local model on the CPU"
 LARGER = (
     "A larger model: `make bench-local MODEL=path/to/qwen2.5-1.5b-instruct-q4_k_m.gguf` (any GGUF; the server "
-    "and its venv are the same). Expect minutes per paper on two cores: Qwen2.5-1.5B-Instruct Q4_K_M took "
-    "about 200 s for one answer here."
+    "and its venv are the same). Expect minutes per paper on two cores: Qwen2.5-1.5B-Instruct Q4_K_M was seen "
+    "to take about 200 s for one answer on these machines (a single try, not this benchmark)."
 )
 
 
