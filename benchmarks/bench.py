@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 import batch_cost
+import bench_local
 import notes_bench
 import scale  # benchmarks/scale.py, beside this file
 from summarizer.core.config_file import load_settings
@@ -680,7 +681,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"- {note}")
     print(f"\nwhole benchmark: {total:.0f} s")
     if not args.no_write:
-        RESULTS.write_text(results_markdown(res, info, total, n), encoding="utf-8")
+        kept = bench_local.kept_section(RESULTS)  # the local model's figures (make bench-local) stay
+        RESULTS.write_text(results_markdown(res, info, total, n) + kept, encoding="utf-8")
         print(f"written: {RESULTS.relative_to(REPO)}")
     return scale.main(Bench, RESULTS, sizes, keep=args.keep, write=not args.no_write)
 

@@ -88,3 +88,17 @@ def test_the_config_comments_point_at_what_exists_wherever_it_runs() -> None:
     assert len(named) >= 3 and all(name in headings for name in named), named
     assert "docs/config.md" not in comments and "summarizer's repository" not in comments  # a wheel has neither
     assert "`summarizer --help`" in comments and PROJECT_URL in comments and DISTRIBUTION in PROJECT_URL
+
+
+def test_init_local_writes_the_provider_section_for_a_model_on_this_machine(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "init", str(tmp_path / "p"), "--local")
+    assert code == 0, err
+    llm = load_settings(tmp_path / "p" / "config.yaml").llm
+    assert llm.base_url == "http://127.0.0.1:8080/v1" and llm.api_key_env == "LOCAL_LLM_KEY"
+    assert llm.max_concurrency == 1 and llm.timeout_s >= 600 and llm.structured_output == "auto"
+    assert llm.price_per_million.input == 0 and llm.price_per_million.output == 0
+    assert "export LOCAL_LLM_KEY=local" in out + err
+    text = (tmp_path / "p" / "config.yaml").read_text("utf-8")
+    assert "# Requests in flight at once." in text  # still commented key by key

@@ -327,7 +327,7 @@ def test_re_asks_stay_within_max_attempts(project: Project, server: FakeOpenAI, 
     assert server.calls == 1  # the batch's answer, then one online attempt
     record = project.store().get(VENUE, "2601.00001")
     assert record is not None and not record.versions
-    assert "still invalid" in record.failures["summarize"].reason
+    assert record.failures["summarize"].reason == "the model's answer: the summary has no Chinese (after 1 attempt)"
     assert len(summarized(project)) == 2
 
 

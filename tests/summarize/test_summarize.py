@@ -499,7 +499,7 @@ def _refused(project: Project, server: FakeOpenAI) -> str:
 
 def _never_chinese(project: Project, server: FakeOpenAI) -> str:
     server.fault_for = lambda request: Fault.english() if request.title == title(0) else None
-    return "the model's answer was still invalid after 3 attempts: "
+    return "the model's answer: the summary has no Chinese (after 3 attempts)"
 
 
 @pytest.mark.parametrize(

@@ -367,17 +367,26 @@ def demo(ctx: click.Context, batch: bool, folder: Path | None) -> None:
 
 @cli.command()
 @click.argument("folder", metavar="[DIR]", required=False, type=click.Path(path_type=Path, file_okay=False))
-def init(folder: Path | None) -> None:
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Set llm for a model served on this machine (llama-cpp-python or llama-server at 127.0.0.1:8080).",
+)
+def init(folder: Path | None, local: bool) -> None:
     """Start a project in DIR (default: here): a commented config.yaml, a sample venue list, prompts/."""
-    from .init import VENUE, init_project  # start-up: see the module doc
+    from .init import LOCAL_KEY_ENV, VENUE, init_project  # start-up: see the module doc
 
     target = folder or Path(".")
-    written = init_project(target)
+    written = init_project(target, local=local)
     for path in written:
         console.info(f"wrote {os.path.relpath(path)}")
     config = os.path.relpath(target / "config.yaml")
     run = invocation.command_prefix(config)
+    first = (
+        f"start the model server on 127.0.0.1:8080 (README: A local model), export {LOCAL_KEY_ENV}=local"
+        if local
+        else f"set llm (your provider) in {shlex.quote(config)}"
+    )
     console.info(
-        f"next: set llm (your provider) in {shlex.quote(config)}, list your papers in venues/{VENUE}.txt, then\n"
-        f"  {run} status\n  {run} run {VENUE} --limit 3"
+        f"next: {first}, list your papers in venues/{VENUE}.txt, then\n  {run} status\n  {run} run {VENUE} --limit 3"
     )

@@ -21,8 +21,9 @@ VENUE = "MyVenue2026"
 PROJECT_URL = f"https://pypi.org/project/{DISTRIBUTION}/"
 HEADER = """\
 # summarizer's configuration, written by `summarizer init`. Each key's meaning and default is written above
-# it. The README walks through a project ("A first real venue"; "A local model" for Ollama or vLLM): it is the
-# project's page, {project_url}, and `summarizer --help` lists the commands.
+# it. The README walks through a project ("A first real venue"; "A local model" for llama.cpp, Ollama or vLLM,
+# whose llm section `summarizer init --local` writes): it is the project's page, {project_url}, and
+# `summarizer --help` lists the commands.
 # To start: set `llm` for your provider (base_url, model, api_key_env; the README lists OpenAI, DeepSeek,
 # Qwen, Kimi, GLM, vLLM and Ollama), put your venue's papers in venues/{venue}.txt, describe your fields,
 # then: summarizer run {venue} --limit 3   (a few papers first: see what they cost and how they read).
@@ -68,13 +69,30 @@ SAMPLE_LIST = """\
 2501.12948
 """
 DEFAULT_SECTIONS = ("arxiv", "openreview", "http", "extract", "notes", "site")
+# `init --local`: a model served on this machine (README, "A local model"): llama-cpp-python's server or
+# llama.cpp's llama-server on port 8080, one request at a time (a CPU serves one answer at a time anyway),
+# minutes allowed per answer, no price.  The server asks for no key; the variable only has to be set.
+LOCAL_KEY_ENV = "LOCAL_LLM_KEY"
+LOCAL_LLM = {
+    "llm.base_url": "http://127.0.0.1:8080/v1",
+    "llm.api_key_env": LOCAL_KEY_ENV,
+    "llm.model": "local-model",
+    "llm.max_concurrency": 1,
+    "llm.requests_per_minute": 60,
+    "llm.timeout_s": 900,
+    "llm.input_token_budget": 3000,
+    "llm.max_output_tokens": 512,
+    "llm.price_per_million.input": 0,
+    "llm.price_per_million.output": 0,
+}
 
 
-def config_text() -> str:
-    """The commented config.yaml: the provider, the venue, the fields, every other section at its defaults."""
+def config_text(*, local: bool = False) -> str:
+    """The commented config.yaml: the provider (``local``: a model on this machine), the venue, the fields,
+    every other section at its defaults."""
     parts = [
         HEADER.format(venue=VENUE, project_url=PROJECT_URL),
-        section_yaml("llm"),
+        section_yaml("llm", LOCAL_LLM if local else None),
         "",
         VENUES.format(venue=VENUE),
         FIELDS,
@@ -85,11 +103,11 @@ def config_text() -> str:
     return "\n".join(parts)
 
 
-def init_project(folder: Path) -> list[Path]:
+def init_project(folder: Path, *, local: bool = False) -> list[Path]:
     """Write the project into ``folder`` (made when missing); the paths written.  Refuses when any exists."""
     prompts = shipped_prompts_dir()
     files = {
-        folder / "config.yaml": config_text(),
+        folder / "config.yaml": config_text(local=local),
         folder / "venues" / f"{VENUE}.txt": SAMPLE_LIST.format(venue=VENUE),
         **{folder / "prompts" / p.name: p.read_text(encoding="utf-8") for p in sorted(prompts.glob("*.j2"))},
     }

@@ -51,7 +51,8 @@ class LLMSettings(Section):
     temperature: float = Field(0.2, ge=0, le=2)
     """Sampling temperature (a reasoning model that refuses it gets its default)."""
     structured_output: Literal["auto", "json_schema", "json_object"] = "auto"
-    """`auto` asks for a strict JSON schema and falls back to `json_object` on a 400."""
+    """`auto` asks for a strict JSON schema and steps down to `json_object` with the schema when the server refuses or
+    ignores it (docs/providers.md); `json_schema` or `json_object` forces one."""
     max_concurrency: int = Field(8, ge=1, le=256)
     """Requests in flight at once."""
     requests_per_minute: int = Field(500, ge=1)

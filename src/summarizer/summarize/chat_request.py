@@ -2,8 +2,9 @@
 
 The online path (``llm``) and the Batch API path (``batch``) build the same body here, so a
 batch line asks exactly what an online request would.  The body depends on the structured
-output mode (``json_schema``, or ``json_object`` with the schema said in the system prompt) and
-on the request parameters the model refused this run (``max_tokens``, ``temperature``).
+output mode (``json_schema``, or ``json_object`` with the schema in ``response_format.schema`` and said in
+the system prompt) and on the request parameters the server refused this run (``max_tokens``,
+``temperature``, ``response_format.schema``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from summarizer.core.config import LLMSettings
 
 Mode = Literal["json_schema", "json_object"]
 Messages = list[dict[str, str]]
+# In ``refused``: the server refused ``response_format.schema`` beside ``json_object`` (the schema stays in the prompt).
+SCHEMA_KEY = "response_format.schema"
 
 T = TypeVar("T")
 
@@ -61,16 +64,22 @@ def sampling_params(llm: LLMSettings, max_tokens: int, refused: Set[str] = froze
     return params
 
 
-def response_format_for(mode: Mode, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+def response_format_for(mode: Mode, name: str, schema: dict[str, Any], with_schema: bool = True) -> dict[str, Any]:
+    """OpenAI's strict ``json_schema``; else ``json_object``, with the schema under ``schema`` unless refused.
+
+    llama-cpp-python's server and llama.cpp's ``llama-server`` constrain a ``json_object`` answer to that
+    schema by grammar; providers that read only ``type`` ignore it (the prompt carries the schema anyway).
+    """
     if mode == "json_schema":
         return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
-    return {"type": "json_object"}
+    return {"type": "json_object", "schema": schema} if with_schema else {"type": "json_object"}
 
 
 def chat_request(llm: LLMSettings, messages: Messages, spec: AnswerSpec[Any]) -> dict[str, Any]:
     """The request body the online path sends first for ``messages`` (the batch path writes the same)."""
     mode: Mode = "json_object" if llm.structured_output == "json_object" else "json_schema"
-    return request_body(llm, messages, spec, mode, frozenset())
+    # A batch cannot learn what a provider refuses: its json_object lines carry the type alone.
+    return request_body(llm, messages, spec, mode, frozenset({SCHEMA_KEY}))
 
 
 def request_body(
@@ -80,7 +89,7 @@ def request_body(
     return {
         "model": llm.model,
         "messages": messages if mode == "json_schema" else _with_note(messages, spec.schema_note),
-        "response_format": response_format_for(mode, spec.name, spec.schema),
+        "response_format": response_format_for(mode, spec.name, spec.schema, SCHEMA_KEY not in refused),
         **sampling_params(llm, spec.output_cap(llm), refused),
     }
 

@@ -10,10 +10,13 @@ per minute, so a run stays under the provider's limits instead of collecting
 400/401/403 are never retried; a 401 raises ``AuthenticationFailed`` naming
 ``llm.api_key_env``, which stops the run.
 
-Structured output: ``json_schema`` (strict) first; a provider that refuses it
-with a 400 (DeepSeek, Kimi, GLM, most Qwen models) is asked again with
-``json_object``, and the downgrade is remembered per (base_url, model) for the
-rest of the run.  ``llm.structured_output`` forces a mode.
+Structured output: ``json_schema`` (strict) first; a server that refuses it (a 400
+or 422 naming it: DeepSeek, Kimi, GLM, most Qwen models; a 500 naming it:
+llama-cpp-python's server) or ignores it is asked again with ``json_object`` and
+the schema, and the step down is remembered for the rest of the run
+(``structured.ModeBook``).  ``llm.structured_output`` forces a mode.  A refusal of
+a request parameter is the protocol's, not the paper's: the call asked again
+without it is free, outside the paper's ``llm.max_attempts``.
 
 ``complete_validated`` is the instructor-style loop; the caller's
 ``AnswerSpec`` brings the schema, the validator and the re-ask builder.  When
@@ -34,14 +37,12 @@ scrubbed of it, and a 401's body is never shown at all.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
 import openai
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from summarizer.core.config import LLMSettings
 from summarizer.core.errors import AuthenticationFailed, LLMError, OutputInvalidError, SummaryRejected
@@ -52,12 +53,17 @@ from summarizer.core.usage import Usage
 
 from .chat_request import AnswerSpec, Messages, Mode, request_body
 from .provider import chat_client, scrub
+from .structured import ModeBook, described, not_json, person_reason, provider_text, refuses_format
 
 # `summarizer -v` shows these: retries, backoffs and mode switches; `-vv` every request.
 log = logging.getLogger(__name__)
 
 # A Retry-After longer than this is not waited out: the paper fails with the reason.
 RETRY_AFTER_MAX_S = 300.0
+# Free calls (refused parameters, an ignored response_format) per paper at most: each teaches the run
+# one thing (json_schema, response_format.schema, max_tokens, temperature, an ignored schema), so more
+# than this is a server that changes its mind, and the paper's own budget takes over.
+MAX_FREE_CALLS = 6
 
 T = TypeVar("T")
 
@@ -75,9 +81,6 @@ class Validated(Generic[T]):
     attempts: int
     mode: Mode
     model: str
-
-
-_SCHEMA_REFUSAL = re.compile(r"response_format|json_schema|structured output|schema", re.IGNORECASE)
 
 
 def _transient(exc: openai.OpenAIError) -> bool:
@@ -98,12 +101,19 @@ class _CallState:
     usage: Usage = field(default_factory=Usage)
     last_raw: str | None = None
     calls: int = 0
+    free: int = 0  # calls the protocol cost (a refused parameter, an ignored schema): not the paper's attempts
+
+    @property
+    def attempts(self) -> int:
+        """The paper's own calls: every call but the free ones."""
+        return self.calls - self.free
 
 
 @dataclass
 class _Answer:
     content: str
     finish_reason: str | None
+    mode: Mode
 
 
 class _TryAgain(Exception):
@@ -114,28 +124,36 @@ class _TryAgain(Exception):
     connection); ``wait_s`` is how long to wait first (None: the retry policy's backoff).
     """
 
-    def __init__(self, why: Literal["reask", "refused", "transient"], reason: str, *, wait_s: float | None = 0.0):
+    def __init__(
+        self,
+        why: Literal["reask", "refused", "transient"],
+        reason: str,
+        *,
+        wait_s: float | None = 0.0,
+        problems: list[str] | None = None,
+    ):
         super().__init__(reason)
         self.why = why
         self.reason = reason
         self.wait_s = wait_s
+        self.problems = problems or []
 
     def exhausted(self, state: _CallState) -> LLMError:
         """The error for a paper whose calls ran out on this."""
         if self.why == "reask":
-            reason = f"the model's answer was still invalid after {state.calls} attempts: {self.reason}"
+            reason = person_reason(self.problems, state.attempts)
             return OutputInvalidError(
-                reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+                reason, paper_id=state.paper_id, attempt=state.attempts, raw_output=state.last_raw, usage=state.usage
             )
         if self.why == "refused":
             reason = (
-                "the provider kept refusing the request's parameters (json_schema, max_tokens or temperature) "
+                "the provider kept refusing the request's parameters (response_format, max_tokens or temperature) "
                 "and the attempts ran out"
             )
         else:
-            reason = f"{self.reason} (gave up after {state.calls} attempts)"
+            reason = f"{self.reason} (gave up after {state.attempts} attempts)"
         return LLMError(
-            reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
+            reason, paper_id=state.paper_id, attempt=state.attempts, raw_output=state.last_raw, usage=state.usage
         )
 
 
@@ -153,8 +171,8 @@ class LLMClient:
         self.retry = retry or llm_retry_policy(llm)
         self.semaphore = asyncio.Semaphore(llm.max_concurrency)
         self.limiter = limiter or RateLimiter(llm.requests_per_minute, llm.tokens_per_minute)
-        # Downgrades learnt this run, per (base_url, model).
-        self._modes: dict[tuple[str, str], Mode] = {}
+        # The structured-output mode learnt this run (a client serves one base_url and model).
+        self.modes = ModeBook(llm.structured_output)
         # Request parameters the model refused this run ("max_tokens", "temperature").
         self._refused_params: set[str] = set()
 
@@ -169,14 +187,20 @@ class LLMClient:
 
     # -- modes --------------------------------------------------------------
     def mode(self) -> Mode:
-        forced = self.settings.structured_output
-        if forced != "auto":
-            return forced
-        return self._modes.get((self.settings.base_url, self.settings.model), "json_schema")
+        return self.modes.mode()
 
-    def _downgrade(self) -> None:
-        log.info("structured output: %s refused json_schema; json_object for the rest of the run", self.settings.model)
-        self._modes[(self.settings.base_url, self.settings.model)] = "json_object"
+    def _step_down(self, exc: openai.APIStatusError, mode: Mode, body: dict[str, Any]) -> bool:
+        """A refusal of ``response_format``: True when the run steps down to a mode left (see ``structured``)."""
+        sent = body.get("response_format")
+        with_schema = isinstance(sent, dict) and sent.get("type") == "json_object" and "schema" in sent
+        why = f"HTTP {exc.status_code}: {self.scrub(provider_text(exc))}"
+        if not self.modes.step_down(mode, with_schema, why):
+            return False
+        now = "json_object, the schema in the prompt only" if with_schema else self.mode()
+        log.info(
+            "structured output: %s refused %s (%s); %s for the rest of the run", self.settings.model, mode, why, now
+        )
+        return True
 
     # -- parameters a model may refuse -------------------------------------------
     def _learn_unsupported(self, exc: openai.BadRequestError) -> bool:
@@ -185,14 +209,6 @@ class LLMClient:
         if param in ("max_tokens", "temperature") and param not in self._refused_params:
             log.info("%s refused %s; asking without it for the rest of the run", self.settings.model, param)
             self._refused_params.add(param)
-            return True
-        return False
-
-    def _learn_schema_refusal(self, exc: openai.BadRequestError, mode: Mode) -> bool:
-        """True when the 400 refused json_schema and auto mode may fall back to json_object (remembered)."""
-        refused = _SCHEMA_REFUSAL.search(str(exc.message)) or _SCHEMA_REFUSAL.search(json.dumps(exc.body))
-        if mode == "json_schema" and self.settings.structured_output == "auto" and refused:
-            self._downgrade()
             return True
         return False
 
@@ -207,17 +223,13 @@ class LLMClient:
         if isinstance(exc, openai.APIConnectionError):
             return f"cannot reach {self.settings.base_url}: {self.scrub(str(exc.__cause__ or exc))}"
         if isinstance(exc, openai.APIStatusError):
-            message = exc.message if isinstance(exc.message, str) else ""
-            if isinstance(exc.body, dict) and isinstance(exc.body.get("message"), str):
-                message = exc.body["message"]
-            message = self.scrub(" ".join(message.split()))[:300]
-            return f"HTTP {exc.status_code} from the provider: {message}"
+            return self.scrub(described(exc))
         return self.scrub(str(exc))
 
     # -- one HTTP call: build, send, classify, account ------------------------------
     def _build(self, messages: Messages, spec: AnswerSpec[Any], mode: Mode) -> dict[str, Any]:
         """The request body for this mode and what this model accepts."""
-        return request_body(self.settings, messages, spec, mode, self._refused_params)
+        return request_body(self.settings, messages, spec, mode, self._refused_params | self.modes.refused)
 
     async def _send(self, state: _CallState, body: dict[str, Any], cap: int) -> Any:
         """One paced request (both buckets, the concurrency cap); the completion, or the SDK's exception."""
@@ -231,25 +243,32 @@ class LLMClient:
             self.limiter.settle(estimate, usage.total_tokens or (usage.prompt_tokens + usage.completion_tokens))
         return completion
 
-    def _classify(self, exc: openai.OpenAIError, mode: Mode, state: _CallState) -> _TryAgain:
+    def _classify(self, exc: openai.OpenAIError, mode: Mode, state: _CallState, body: dict[str, Any]) -> _TryAgain:
         """A failed call: what to try again (when and why), or raised here: the error that ends the paper or run."""
         if isinstance(exc, openai.AuthenticationError):
             raise key_refused(self.settings, state.usage) from None
-        if isinstance(exc, openai.BadRequestError) and (
-            self._learn_unsupported(exc) or self._learn_schema_refusal(exc, mode)
-        ):
+        refused = isinstance(exc, openai.BadRequestError) and self._learn_unsupported(exc)
+        if not refused and isinstance(exc, openai.APIStatusError) and refuses_format(exc):
+            if not self._step_down(exc, mode, body):
+                raise self._failed(state, self.modes.exhausted())
+            refused = True
+        if refused:
+            state.free += 1
             return _TryAgain("refused", "the provider kept refusing the request's parameters")
         reason = self._describe(exc)
         if not _transient(exc):
-            raise LLMError(
-                reason, paper_id=state.paper_id, attempt=state.calls, raw_output=state.last_raw, usage=state.usage
-            )
+            raise self._failed(state, reason)
         wait = retry_after_seconds(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
         if wait is not None and isinstance(exc, openai.RateLimitError):
             self.limiter.pause(min(wait, RETRY_AFTER_MAX_S))  # everyone waits, not only this paper
         return _TryAgain("transient", reason, wait_s=None if wait is None else min(wait, RETRY_AFTER_MAX_S))
 
-    def _account(self, state: _CallState, completion: Any) -> _Answer:
+    def _failed(self, state: _CallState, reason: str) -> LLMError:
+        return LLMError(
+            reason, paper_id=state.paper_id, attempt=state.attempts, raw_output=state.last_raw, usage=state.usage
+        )
+
+    def _account(self, state: _CallState, completion: Any, mode: Mode) -> _Answer:
         """The call's cost into the paper's usage; the answer's text and why it ended."""
         usage = completion.usage
         price = self.settings.price_per_million
@@ -264,16 +283,16 @@ class LLMClient:
         choice = completion.choices[0] if completion.choices else None
         content = (choice.message.content or "") if choice else ""
         state.last_raw = content
-        return _Answer(content, choice.finish_reason if choice else None)
+        return _Answer(content, choice.finish_reason if choice else None, mode)
 
     async def _call(self, state: _CallState, spec: AnswerSpec[Any]) -> _Answer:
         mode = self.mode()
+        body = self._build(state.messages, spec, mode)
         try:
-            body = self._build(state.messages, spec, mode)
             completion = await self._send(state, body, spec.output_cap(self.settings))
         except openai.OpenAIError as exc:
-            raise self._classify(exc, mode, state) from None
-        return self._account(state, completion)
+            raise self._classify(exc, mode, state, body) from None
+        return self._account(state, completion, mode)
 
     # -- the validated loop ---------------------------------------------------------
     async def _attempt(self, state: _CallState, messages: Messages, spec: AnswerSpec[T]) -> Validated[T]:
@@ -282,12 +301,19 @@ class LLMClient:
         try:
             value = spec.validate(answer.content)
         except SummaryRejected as exc:
+            if answer.finish_reason != "length" and not_json(answer.content) and self.modes.ignored(answer.mode):
+                log.info(
+                    "structured output: %s ignored json_schema; json_object for the rest of the run",
+                    self.settings.model,
+                )
+                state.messages, state.free = list(messages), state.free + 1  # asked afresh, in the new mode
+                raise _TryAgain("refused", "the server ignored response_format") from None
             problems = list(exc.problems)
             if answer.finish_reason == "length":
                 problems.append(cut_off_problem(spec, self.settings))
             state.messages = [*messages, *spec.reask(answer.content, problems)]
-            raise _TryAgain("reask", "; ".join(problems)) from None
-        return Validated(value, answer.content, state.usage, state.calls, self.mode(), self.settings.model)
+            raise _TryAgain("reask", "; ".join(problems), problems=problems) from None
+        return Validated(value, answer.content, state.usage, state.calls, answer.mode, self.settings.model)
 
     def _wait(self, retry_state: RetryCallState) -> float:
         """Seconds before the next call: what the provider asked for, else the policy's jittered backoff."""
@@ -313,7 +339,7 @@ class LLMClient:
         state = _CallState(messages=list(messages), paper_id=paper_id)
         budget = max_attempts or self.retry.attempts
         retrying = AsyncRetrying(
-            stop=stop_after_attempt(budget),
+            stop=lambda retry_state: _out_of_calls(retry_state, state, budget),
             wait=self._wait,
             retry=retry_if_exception_type(_TryAgain),
             before_sleep=lambda retry_state: _log_again(retry_state, state, budget),
@@ -326,16 +352,21 @@ class LLMClient:
         return result
 
 
+def _out_of_calls(retry_state: RetryCallState, state: _CallState, budget: int) -> bool:
+    """The paper's ``budget`` of calls is spent (free calls aside, up to ``MAX_FREE_CALLS``)."""
+    return retry_state.attempt_number - state.free >= budget or state.free > MAX_FREE_CALLS
+
+
 def _log_again(retry_state: RetryCallState, state: _CallState, budget: int) -> None:
     again = retry_state.outcome.exception() if retry_state.outcome else None
     if not isinstance(again, _TryAgain):
         return
     paper = state.paper_id or ""
     if again.why == "reask":
-        log.info("re-ask %s (call %d of %d): %s", paper, state.calls, budget, again.reason)
+        log.info("re-ask %s (call %d of %d): %s", paper, state.attempts, budget, again.reason)
     else:
         wait = retry_state.upcoming_sleep
-        log.info("retry %s after %.1f s (call %d of %d): %s", paper, wait, state.calls, budget, again.reason)
+        log.info("retry %s after %.1f s (call %d of %d): %s", paper, wait, state.attempts, budget, again.reason)
 
 
 def cut_off_problem(spec: AnswerSpec[Any], llm: LLMSettings) -> str:

@@ -68,7 +68,8 @@ class Task(Protocol):
 
 
 def cache_key(settings: Settings, prompt_hash: str, schema: int | str, messages: Messages) -> str:
-    """The answer cache's key: provider, model, templates, answer schema and the messages (never the API key)."""
+    """The answer cache's key: provider, model, a forced structured-output mode, templates, answer schema and the
+    messages (never the API key)."""
     parts: dict[str, Any] = {
         "base_url": settings.llm.base_url.rstrip("/"),
         "model": settings.llm.model,
@@ -76,6 +77,10 @@ def cache_key(settings: Settings, prompt_hash: str, schema: int | str, messages:
         "schema": schema,
         "input": sha256_text(json.dumps(messages, ensure_ascii=False, sort_keys=True)),
     }
+    # A forced mode asks differently, so its answers are its own.  Under `auto` the mode is what this
+    # base_url and model take (already in the key), learnt again each run: the keys of earlier runs hold.
+    if settings.llm.structured_output != "auto":
+        parts["structured_output"] = settings.llm.structured_output
     return sha256_text(json.dumps(parts, sort_keys=True))
 
 

@@ -13,13 +13,12 @@ client.  By default it answers every request with a valid Chinese summary,
 tags from the prompt's vocabulary and a field id from the prompt's field list
 (``default_answer``).  Faults can be queued for the next requests
 (``script``), given to each paper's n-th request (``fail_first``), or
-decided by any function of the request (``fault_for``).  ``json_schema=False``
-makes it refuse ``response_format: json_schema`` with a 400 like DeepSeek;
-``rpm`` caps requests per window with a token bucket and answers 429 with
-Retry-After when it is exceeded.  Every request is recorded (headers, body,
-status, timing), and the peak number in flight is tracked; ``hold_first_wave``
-makes the first requests wait until that many are in flight together, so a
-test of overlap does not depend on how fast the machine is.
+decided by any function of the request (``fault_for``).  ``dialect`` takes ``response_format`` as
+a real server does (``fake_dialects``; ``json_schema=False`` is DeepSeek's 400);
+``rpm`` caps requests per window with a token bucket and answers 429 with Retry-After when it is
+exceeded.  Every request is recorded (headers, body, status, timing), and the peak number in flight
+is tracked; ``hold_first_wave`` makes the first requests wait until that many are in flight
+together, so a test of overlap does not depend on how fast the machine is.
 
 It also speaks the Batch API as the openai SDK uses it (``batch``, a ``fake_batches.FakeBatches``;
 ``batch_api=False`` answers 404 there, like a provider without one): its lines are answered like online
@@ -41,6 +40,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .fake_batches import FakeBatches
+from .fake_dialects import PROSE_ANSWER, ignores_format, refusal
 from .fake_requests import (
     Fault,
     RecordedRequest,
@@ -80,6 +80,7 @@ class FakeOpenAI(StandIn):
         model: str = "fake-model",
         unsupported: frozenset[str] = frozenset(),
         batch_api: bool = True,
+        dialect: str | None = None,
     ):
         """``unsupported``: request parameters refused with a 400, as OpenAI's reasoning models
         refuse ``max_tokens`` (they take ``max_completion_tokens``) and a non-default ``temperature``."""
@@ -87,6 +88,7 @@ class FakeOpenAI(StandIn):
         self.unsupported = unsupported
         self.answer = answer
         self.json_schema = json_schema
+        self.dialect = dialect  # None: "openai", "deepseek" when json_schema is False
         self.rpm = rpm
         self.rpm_window_s = rpm_window_s
         self.fault_for = fault_for
@@ -217,9 +219,10 @@ class FakeOpenAI(StandIn):
         if self.latency and not batch:
             self._stop.wait(self.latency)
         if fault is None or fault.kind in ("english", "unknown_field", "truncated", "multi_paragraph", "empty"):
-            if not self.json_schema and request.response_format == "json_schema":
-                request.fault = request.fault or "json_schema_refused"
-                return 400, {}, error_body("This response_format type is unavailable now", "invalid_request_error")
+            said = refusal(self.dialect or ("openai" if self.json_schema else "deepseek"), request.body)
+            if said is not None:
+                request.fault = request.fault or "response_format_refused"
+                return said[0], {}, said[1]
             return 200, {}, self._completion(request, fault)
         return self._fault_answer(request, fault, batch=batch)
 
@@ -247,7 +250,7 @@ class FakeOpenAI(StandIn):
         return status, {}, error_body(message, code)
 
     def _completion(self, request: RecordedRequest, fault: Fault | None) -> dict[str, Any]:
-        produced = self.answer(request.body)
+        produced = PROSE_ANSWER if ignores_format(self.dialect or "", request.body) else self.answer(request.body)
         finish = "stop"
         if isinstance(produced, str):
             content = produced
