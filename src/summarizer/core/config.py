@@ -211,7 +211,7 @@ class SiteSettings(Section):
     related: int = Field(5, ge=0, le=20)
     """Related papers listed on each paper page (0: none)."""
     tag_min_papers: int = Field(2, ge=1)
-    """A tag gets a page of its own when at least this many papers across the site hold it; a rarer tag shows as text."""
+    """A tag gets a page when at least this many papers across the site hold it; a rarer tag shows as text."""
 
 
 class PathSettings(Section):
