@@ -23,7 +23,9 @@ def note(title: str, arxiv: str | None, summary: str, body: str = "方法的细�
 
 def paper(store: Store, paper_id: str, title: str, field: str = "llm_reasoning", arxiv: str | None = None) -> None:
     record = Record(venue="ICML2026", id=paper_id, title=title, arxiv_id=arxiv, authors=["Ada Lovelace"])
-    record.add_version("本文提出一种新方法，在多个基准上显著优于已有方法，并给出了理论分析与消融实验。", ["推理"], field, "import")
+    record.add_version(
+        "本文提出一种新方法，在多个基准上显著优于已有方法，并给出了理论分析与消融实验。", ["推理"], field, "import"
+    )
     record.approve()
     store.save(record)
 
@@ -35,9 +37,11 @@ def write(folder: Path, rel: str, text: str) -> Path:
     return path
 
 
-FACECOT = note("FaceCoT: Chain-of-Thought Reasoning for Face Anti-Spoofing", "2506.01783", "FaceCoT 的一句话总结，讲人脸防伪。",
+FACECOT_TITLE = "FaceCoT: Chain-of-Thought Reasoning for Face Anti-Spoofing"
+HARNESS_TITLE = "Harnessing Chain-of-Thought Reasoning in Multimodal Models"
+FACECOT = note(FACECOT_TITLE, "2506.01783", "FaceCoT 的一句话总结，讲人脸防伪。",
                "FaceCoT 的正文：人脸防伪的思维链数据集。", "人脸防伪, 思维链, 多模态")  # fmt: skip
-HARNESS = note("Harnessing Chain-of-Thought Reasoning in Multimodal Models", "2506.01783", "另一篇笔记的一句话总结，讲多模态推理。",
+HARNESS = note(HARNESS_TITLE, "2506.01783", "另一篇笔记的一句话总结，讲多模态推理。",
                "Harnessing 的正文：多模态模型中的推理。", "多模态推理, 思维链")  # fmt: skip
 
 
@@ -58,7 +62,9 @@ def test_two_files_for_one_paper_never_mix_the_other_is_a_note_of_its_own(projec
     assert "ICML2026/image_generation/harnessing_cot_reasoning" in said
     paper_record = store.load("ICML2026", "2506.01783")
     (version,) = paper_record.notes.versions  # the paper's page: FaceCoT's header, FaceCoT's body, nothing else
-    assert version.header is not None and version.header.startswith("# FaceCoT") and "人脸防伪的思维链" in version.markdown
+    assert (
+        version.header is not None and version.header.startswith("# FaceCoT") and "人脸防伪的思维链" in version.markdown
+    )
     other = store.load("ICML2026", "harnessing_cot_reasoning")
     assert other.title == "Harnessing Chain-of-Thought Reasoning in Multimodal Models" and other.arxiv_id is None
     assert other.approved is not None and other.approved.field == "image_generation"
@@ -124,13 +130,20 @@ def test_a_title_two_records_share_is_ambiguous_naming_both_unless_the_folder_na
     paper(store, "toolhop-a", "ToolHop: Multi-Hop Tool Use", field="llm_reasoning")
     paper(store, "toolhop-b", "ToolHop: Multi-Hop Tool Use", field="llm_pretraining")
     folder = project.root / "notes"
-    write(folder, "ICML2026/image_generation/toolhop_multi_hop_tool_use.md", note("ToolHop: Multi-Hop Tool Use", None, "总结。"))
+    write(
+        folder,
+        "ICML2026/image_generation/toolhop_multi_hop_tool_use.md",
+        note("ToolHop: Multi-Hop Tool Use", None, "总结。"),
+    )
 
     result = cli("import", str(folder))
 
     assert result.code == 1
     said = " ".join(result.err.split())
-    assert "toolhop_multi_hop_tool_use.md: ambiguous: its title is the title of ICML2026/toolhop-a and ICML2026/toolhop-b" in said
+    assert (
+        "toolhop_multi_hop_tool_use.md: ambiguous: its title is the title of ICML2026/toolhop-a and ICML2026/toolhop-b"
+        in said
+    )
 
     (folder / "ICML2026/image_generation/toolhop_multi_hop_tool_use.md").unlink()
     write(folder, "ICML2026/llm_pretraining/toolhop.md", note("ToolHop: Multi-Hop Tool Use", None, "总结。"))

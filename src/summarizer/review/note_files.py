@@ -1,9 +1,10 @@
 """One note file of an imported folder, read: its text, what it says of itself, whether it is a note at all.
 
 A note is ``# Title`` and bold metadata lines (``**arXiv**: [2506.02998](…)``, ``**关键词**: …``), or YAML
-front matter (``arxiv:``, ``title:``), then ``##`` sections.  The front matter is read line by line
-(``key: value``), never as YAML.  A file with neither an arXiv id nor a section a note has (一句话总结,
-研究背景与动机 …) is not a note (a folder's ``index.md``, ``TODO.md``): the import skips it.
+front matter (``arxiv:``, ``title:``), or MkDocs' ``Title: …``/``arXiv: …`` metadata lines, then ``##``
+sections.  The front matter is read line by line (``key: value``), never as YAML.  A file with neither
+an arXiv id nor a section a note has (一句话总结, 研究背景与动机 …) is not a note (a folder's
+``index.md``, ``TODO.md``): the import skips it.
 
 A note's control characters are a generator's lost TeX backslashes or noise (``core.lost_escapes``):
 restored or removed, and said among the note's warnings.
@@ -22,6 +23,8 @@ from summarizer.core.note_rules import CheckedNote, check_human_note, split_sect
 from summarizer.core.sanitize import clean_line, has_unsafe_characters
 
 _FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---[ \t]*\n", re.DOTALL)
+# ``Title: …`` / ``arXiv: …`` lines opening a note: MkDocs' MultiMarkdown-style metadata, read as front matter.
+_META_LINES = re.compile(r"\A((?:[ ]{0,3}[A-Za-z0-9_-]+:[^\n]*\n)+)")
 _FRONT_KEY = re.compile(r"^(title|arxiv|keywords)\s*:\s*(.*?)\s*$", re.MULTILINE | re.IGNORECASE)
 _TITLE_LINE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _ARXIV_LINE = re.compile(r"^\*\*arXiv\*\*\s*[:：]\s*(.+)$", re.MULTILINE | re.IGNORECASE)
@@ -74,7 +77,7 @@ def _keywords(value: str) -> list[str]:
 def note_identity(header: str) -> Identity:
     """The arXiv id, title and keywords a note's header gives (bold lines or front matter)."""
     found = Identity()
-    front = _FRONT_MATTER.match(header)
+    front = _FRONT_MATTER.match(header) or _META_LINES.match(header)
     if front is not None:
         for key, value in _FRONT_KEY.findall(front.group(1)):
             if key.lower() == "arxiv":

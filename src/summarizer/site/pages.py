@@ -171,6 +171,17 @@ class SiteView:
                         pages.setdefault(strip_version(e.record.arxiv_id), (paper_key(venue_id, e.record.id), href))
         return pages
 
+    @functools.cached_property
+    def site_pages(self) -> set[str]:
+        """Every Markdown page this build writes, relative to docs/ (what a note's links are checked against)."""
+        pages = {"index.md", "search.md", *(f"tags/{slug}.md" for slug in self.slugs.values())}
+        for venue_id, by_field in self.grouped.items():
+            pages.add(f"{venue_id}/index.md")
+            for field_id, entries in by_field.items():
+                pages.add(f"{venue_id}/{field_id}/index.md")
+                pages.update(f"{venue_id}/{field_id}/{paper_file(e.record.id)}" for e in entries)
+        return pages
+
     def tagged(self, key: str) -> list[tuple[str, str, PageEntry]]:
         """``(venue id, field id, entry)`` of every paper with the tag, in page order."""
         return self._tagged.get(key, [])
