@@ -63,3 +63,23 @@ def test_code_blocks_get_a_copy_button_and_outside_links_a_mark(project: Project
     assert "content.code.copy" in config["theme"]["features"]
     css = (TEMPLATES / "stylesheets" / "site.css").read_text("utf-8")
     assert '.md-typeset a[href^="https://"]::after' in css and 'content: "\\2197"' in css
+
+
+def test_a_hot_topic_has_the_sites_most_common_spelling_on_every_page(project: Project) -> None:
+    store = project.store()
+    spellings = [("ICML2026", "Chain-of-Thought")] * 3 + [("ICLR2026", "chain-of-thought")] * 4
+    for i, (venue, tag) in enumerate(spellings):
+        record = Record(venue=venue, id=f"2601.0{i:04d}", title=f"Paper {i}")
+        record.add_version("本文提出一种新方法，在多个基准上显著优于已有方法。", [tag], "llm_reasoning", "import")
+        record.approve()
+        store.save(record)
+
+    docs = build(project)
+
+    pages = [docs / "index.md", *docs.glob("*/index.md"), *docs.glob("*/*/index.md"), *docs.glob("tags/*.md")]
+    shown = {p.relative_to(docs).as_posix(): p.read_text("utf-8") for p in pages}
+    hot = {rel: text for rel, text in shown.items() if "of-thought" in text.casefold()}
+    assert {"index.md", "ICML2026/index.md", "ICML2026/llm_reasoning/index.md", "tags/chain-of-thought.md"} <= set(hot)
+    for rel, text in hot.items():
+        assert "Chain-of-Thought" not in text, rel  # 3 papers spell it so, 4 the other way: one spelling everywhere
+    assert "[chain-of-thought ×3](../tags/chain-of-thought.md#v-ICML2026)" in shown["ICML2026/index.md"]
