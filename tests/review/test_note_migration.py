@@ -10,6 +10,7 @@ from summarizer.core.lost_escapes import repair
 from summarizer.core.note_markdown import render
 from summarizer.core.records import Record
 from summarizer.core.store import Store
+from summarizer.review.note_files import read_note
 
 
 def note(title: str, arxiv: str | None, summary: str, body: str = "方法的细节写在这里。", keywords: str = "") -> str:
@@ -117,9 +118,12 @@ def test_a_lost_tex_backslash_is_restored_other_control_characters_removed_with_
     assert "restored 5 TeX backslash(es)" in result.err
 
 
-def test_repair_leaves_text_without_control_characters_alone() -> None:
+def test_repair_leaves_text_without_control_characters_alone(tmp_path: Path) -> None:
     text = "正常的笔记 $\\alpha$\n\t缩进\n"
     assert repair(text) == (text, [])
+    lost_tab = write(tmp_path, "a.md", note("T", "2601.00001", "总结：$a \times b$。"))  # only a tab, lost from \times
+    read = read_note(lost_tab)
+    assert "$a \\times b$" in read.note.markdown and read.note.warnings[0].startswith("restored 1 TeX backslash")
     assert repair("a\x1b[31mred\u202e") == ("a[31mred", ["removed 2 control character(s)"])
 
 

@@ -117,7 +117,7 @@ def read_note(path: Path) -> ReadNote:
     """The note in ``path``, checked as a person's note; ``NotANote``, ``SummaryRejected`` or ``ValueError``."""
     text = read_text(path)
     changes: list[str] = []
-    if has_unsafe_characters(text):
+    if "\t" in text or has_unsafe_characters(text):  # a tab alone can be a lost \t (\times, \theta)
         text, changes = repair(text)
     header, markdown = split_note(text)
     identity = note_identity(header)
