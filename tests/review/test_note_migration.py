@@ -70,7 +70,7 @@ def test_two_files_for_one_paper_never_mix_the_other_is_a_note_of_its_own(projec
     assert other.title == "Harnessing Chain-of-Thought Reasoning in Multimodal Models" and other.arxiv_id is None
     assert other.approved is not None and other.approved.field == "image_generation"
     assert other.approved.summary == "另一篇笔记的一句话总结，讲多模态推理。"
-    assert other.approved.tags == ["多模态推理", "思维链"] and other.url == "https://arxiv.org/abs/2506.01783"
+    assert other.approved.tags == ["多模态推理", "思维链"] and other.url is None
     (own,) = other.notes.versions
     assert (own.header or "") + own.markdown == HARNESS  # kept whole, as written
 

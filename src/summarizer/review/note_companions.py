@@ -8,7 +8,9 @@ the record's (then: filed under the record's field; then: first in path order) i
 Each other file becomes a record of its own in the same venue (a *companion*): its title and tags
 from its own header, its summary from its own 一句话总结 (else the paper's), filed under its folder's
 field when config.yaml has it (else the paper's), approved when the paper is, with the paper's
-authors and links but no arXiv id of its own (one record per arXiv id stays the rule).  Its id is
+authors but no arXiv id or URL of its own: one record per arXiv id stays the rule, and an export of it
+imports again as itself (an arXiv URL in a line would make it the paper).  Its note's own header links
+the paper on arXiv.  Its id is
 the file's name (as the reference's address was), made unique; the file's path is kept as its
 ``source_id``, so importing the folder again finds the same companion and changes nothing.
 """
@@ -70,7 +72,6 @@ def companion_of(
         id=paper_id,
         title=file.identity.title or record.title,
         authors=list(record.authors),
-        url=record.link,
         tier=record.tier,
         source_type=SOURCE_TYPE,
         source_id=file.path,
