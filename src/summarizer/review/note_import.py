@@ -240,11 +240,12 @@ def apply_notes(plan: NotesPlan, store: Store) -> Report:
         rewriter = Rewriter({path: page for path, page in pages.items() if page}, plan.papers.find_page)
         for record, note_file in placed:
             note, done = _with_links(rewriter, note_file)
-            links += done
             added = _import_one(record, note)
             store.save(record)
             report.count("notes imported" if added else "unchanged")
-            warnings += [f"{note_file.path}: {w}" for w in note.warnings] if added else []
+            if added:  # a note imported before: its links and warnings were said then
+                links += done
+                warnings += [f"{note_file.path}: {w}" for w in note.warnings]
     _finish(report, plan, warnings, links)
     return report
 
