@@ -16,7 +16,7 @@ from summarizer.core.ids import record_id
 from summarizer.core.note_markdown import render
 from summarizer.core.records import Record
 from summarizer.core.store import Store
-from summarizer.review.note_import import split_note
+from summarizer.review.note_files import split_note
 
 ARXIV = re.compile(r"^\*\*arXiv\*\*: \[(\d{4}\.\d{4,5})\]", re.MULTILINE)
 FRONT_ARXIV = re.compile(r'^arxiv: "(\d{4}\.\d{4,5})"', re.MULTILINE)

@@ -65,7 +65,7 @@ def test_a_paper_page_shows_what_the_record_knows(project: Project) -> None:
     assert "**作者：** Ada Lovelace, Alan &lt;Turing>" in page  # outside text is escaped
     links = "[arXiv](https://arxiv.org/abs/2601.00020) · [PDF](https://arxiv.org/pdf/2601.00020) · "
     assert links + "[来源](https://openreview.net/forum?id=abc) · [代码](https://github.com/example/qattn)" in page
-    assert "**标签：** [量化](../../tags/量化.md#v-ICML2026) · [LLM](../../tags/llm.md#v-ICML2026)" in page
+    assert "**标签：** 量化 · [LLM](../../tags/llm.md#v-ICML2026)" in page  # 量化: one paper, no page
     assert "## 一句话总结\n\n本文提出一种低比特量化注意力" in page
     related = page.split("## 相关论文\n\n", 1)[1].split("\n", 1)[0]
     assert related.startswith('<ul data-part="related"><li><a href="../../../') and related.endswith("</li></ul>")
@@ -82,6 +82,34 @@ def test_tags_have_one_page_each_listing_papers_venue_by_venue(project: Project)
     assert '<li><a href="../../ICML2026/llm_pretraining/2601.00020/">Quantized Attention</a> · 📚 预训练</li>' in llm
     field = (docs / "ICML2026/llm_pretraining/index.md").read_text("utf-8")
     assert "🔥 **高频主题：** [LLM ×3](../../tags/llm.md#v-ICML2026)" in field
+
+
+def test_a_tag_of_fewer_papers_than_tag_min_papers_has_no_page_and_shows_as_text(project: Project) -> None:
+    _, store, docs = built(project)
+    held = _papers_per_tag(store)
+    assert held["量化"] == 1 and held["llm"] >= 2
+    assert not (docs / "tags/量化.md").exists() and (docs / "tags/llm.md").exists()
+    page = (docs / "ICML2026/llm_pretraining/2601.00020.md").read_text("utf-8")
+    assert "**标签：** 量化 · [LLM](../../tags/llm.md#v-ICML2026)" in page  # no link to a page that is not there
+    for built_page in docs.rglob("*.md"):
+        for target in re.findall(r"\]\(((?:\.\./)*tags/[^)#]+)", built_page.read_text("utf-8")):
+            assert (built_page.parent / target).exists(), (built_page, target)
+    pages = {p.name for p in (docs / "tags").glob("*.md")}
+    assert len(pages) == sum(1 for n in held.values() if n >= 2)
+
+    _, _, docs = built(project, tag_min_papers=1)  # every tag a page, as before
+    assert (docs / "tags/量化.md").exists()
+    assert len(list((docs / "tags").glob("*.md"))) == len(held)
+
+
+def _papers_per_tag(store: Store) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for venue in store.venues():
+        for record in store.records(venue):
+            if record.approved is not None:
+                for tag in {t.casefold() for t in record.approved.tags}:
+                    counts[tag] = counts.get(tag, 0) + 1
+    return counts
 
 
 def test_tag_file_names_are_unique_and_readable() -> None:

@@ -211,6 +211,8 @@ class SiteSettings(Section):
     """local: MathJax served from the site itself (no request leaves it); cdn: from unpkg.com."""
     related: int = Field(5, ge=0, le=20)
     """Related papers listed on each paper page (0: none)."""
+    tag_min_papers: int = Field(2, ge=1)
+    """A tag gets a page when at least this many papers across the site hold it; a rarer tag shows as text."""
 
 
 class PathSettings(Section):

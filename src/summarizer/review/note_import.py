@@ -1,45 +1,48 @@
 """Importing notes written elsewhere: a folder of reference-style note files, each matched to its paper.
 
-The folder holds ``VENUE/FIELD/<slug>.md`` files (any depth): a ``# Title`` and bold metadata lines
-(``**arXiv**: [2506.02998](…)``), or YAML front matter (``arxiv:``, ``title:``), then ``##`` sections.
-Each file is matched to a record by its arXiv id, then by its title (normalised; a title two records
-share matches neither), in the venue its first folder names when config.yaml has it, else in any
-configured venue.  The note is kept as written: its header (``NoteVersion.header``) and its sections
+The folder holds ``VENUE/FIELD/<slug>.md`` files (any depth), read by ``note_files``.  Each file is
+matched to a record by its arXiv id, then by its title (normalised), in the venue its first folder
+names when config.yaml has it, else in any configured venue.  A title two records share is
+*ambiguous*: the file's folder (``VENUE/FIELD/``) decides when one of them is filed under that field,
+else the file is refused, naming both.  A file that is not a note (``index.md``, ``TODO.md``) is
+skipped and counted, not failed: the exit code says only what could not be imported.
+
+The note is kept as written: its header (``NoteVersion.header``) and its sections
 (``NoteVersion.markdown``), whose concatenation is the file's text (line endings made ``\\n``, a BOM
-dropped), with its ``$ … $`` math and tables.  It is human text: refused only for what cannot be
-published safely (``core.note_rules.check_human_note``), warned about otherwise.
+dropped), with its ``$ … $`` math and tables, except what the import mends and says: control
+characters (lost TeX backslashes restored, others removed) and relative links (``note_links``: to the
+paper pages they mean, else text).  It is human text: refused only for what cannot be published
+safely (``core.note_rules.check_human_note``), warned about otherwise.
 
 As with JSONL imports: a version any note version of the paper already holds adds nothing (importing
 the same folder twice changes no byte), and an imported note never replaces an approved or human
-note; it waits as a pending draft.  Two files for the same paper are both kept, as two versions in
-path order, and reported.  The front matter is read line by line (``key: value``), never as YAML.
+note; it waits as a pending draft.  Two files for the same paper never mix on one page: one is the
+paper's note, each other one a note of its own on a page of its own (``note_companions``), reported.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from summarizer.core import limits
 from summarizer.core.config import Settings
 from summarizer.core.errors import SummaryRejected, UsageError
-from summarizer.core.ids import normalize_title, parse_arxiv_id, strip_version
-from summarizer.core.note_rules import CheckedNote, check_human_note, without_code
+from summarizer.core.ids import normalize_title, strip_version
+from summarizer.core.note_markdown import summary_version
+from summarizer.core.note_rules import CheckedNote
 from summarizer.core.records import NoteVersion, Record
 from summarizer.core.report import Report
 from summarizer.core.store import Store
 
 from .import_lines import NotesLine, NoteText
+from .note_companions import Candidate, companion_of, note_first
+from .note_files import Identity, NotANote, read_note
+from .note_links import Page, Rewriter
 
-_FRONT_MATTER = re.compile(r"\A---\n(.*?)\n---[ \t]*\n", re.DOTALL)
-_FRONT_KEY = re.compile(r"^(title|arxiv)\s*:\s*(.*?)\s*$", re.MULTILINE | re.IGNORECASE)
-_TITLE_LINE = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_ARXIV_LINE = re.compile(r"^\*\*arXiv\*\*\s*[:：]\s*(.+)$", re.MULTILINE | re.IGNORECASE)
-_LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")
-_SECTION_START = re.compile(r"^##[ \t]", re.MULTILINE)
 MAX_WARNINGS_SHOWN = 20
+MAX_LINKS_SHOWN = 20
+MAX_SKIPPED_SHOWN = 10
 
 
 @dataclass
@@ -50,98 +53,91 @@ class NoteFile:
     venue: str
     paper_id: str
     note: CheckedNote
+    identity: Identity = field(default_factory=Identity)
+    folder_field: str | None = None  # the FIELD of VENUE/FIELD/<slug>.md
 
 
 @dataclass
 class NotesPlan:
     folder: Path
+    settings: Settings
+    papers: _Papers
     files: list[NoteFile] = field(default_factory=list)
     failures: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not imported)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (file, why it is not a note)
 
     @property
     def venues(self) -> list[str]:
         return sorted({f.venue for f in self.files})
 
 
-def split_note(text: str) -> tuple[str, str]:
-    """(header, sections): the text before the first ``## `` heading outside code, and the rest, as written."""
-    masked = without_code(text)
-    match = _SECTION_START.search(masked)
-    if match is None:
-        return text, ""
-    return text[: match.start()], text[match.start() :]
+class Ambiguous(LookupError):
+    """A title more than one record has: ``keys`` names them (``VENUE/ID``)."""
 
-
-def _unquoted(value: str) -> str:
-    return value.strip().strip("\"'").strip()
-
-
-def note_identity(header: str) -> tuple[str | None, str | None]:
-    """(arXiv id, title) a note's header gives (bold lines or front matter); None for what it lacks."""
-    arxiv: str | None = None
-    title: str | None = None
-    front = _FRONT_MATTER.match(header)
-    if front is not None:
-        for key, value in _FRONT_KEY.findall(front.group(1)):
-            if key.lower() == "arxiv":
-                arxiv = parse_arxiv_id(_unquoted(value))
-            else:
-                title = _unquoted(value) or None
-    line = _ARXIV_LINE.search(header)
-    if arxiv is None and line is not None:
-        target = _LINK_TARGET.search(line.group(1))
-        arxiv = parse_arxiv_id(target.group(1) if target else line.group(1).strip())
-    heading = _TITLE_LINE.search(header[front.end() :] if front else header)
-    return arxiv, (title or (heading.group(1).strip() if heading else None))
+    def __init__(self, keys: list[str]):
+        super().__init__(", ".join(keys))
+        self.keys = keys
 
 
 class _Papers:
-    """The configured venues' records by arXiv id and by normalised title (a shared title matches none)."""
+    """The configured venues' records by arXiv id and by normalised title, and each one's page."""
 
     def __init__(self, settings: Settings, store: Store):
         self.venues = [v.id for v in settings.venues]
         self.by_arxiv: dict[str, dict[str, str]] = {}
         self.by_title: dict[str, dict[str, list[str]]] = {}
+        self.fields: dict[tuple[str, str], str | None] = {}
         for venue in self.venues:
             records = store.records(venue)
             self.by_arxiv[venue] = {strip_version(r.arxiv_id): r.id for r in records if r.arxiv_id}
             titles: dict[str, list[str]] = {}
             for record in records:
                 titles.setdefault(normalize_title(record.title), []).append(record.id)
+                summary = summary_version(record)
+                self.fields[(venue, record.id)] = summary.field if summary else None
             self.by_title[venue] = titles
 
-    def find(self, folder_venue: str | None, arxiv: str | None, title: str | None) -> tuple[str, str] | None:
+    def find(
+        self, folder_venue: str | None, arxiv: str | None, title: str | None, folder_field: str | None = None
+    ) -> tuple[str, str] | None:
+        """(venue, paper id) of the paper; None when there is none; ``Ambiguous`` when its title is several's."""
         venues = [folder_venue] if folder_venue in self.venues else self.venues
         if arxiv is not None:
             for venue in venues:
                 found = self.by_arxiv[venue].get(strip_version(arxiv))
                 if found is not None:
                     return venue, found
-        if title:
-            matches = [(v, ids[0]) for v in venues if len(ids := self.by_title[v].get(normalize_title(title), [])) == 1]
-            if len(matches) == 1:
-                return matches[0]
-        return None
+        if not title:
+            return None
+        key = normalize_title(title)
+        matches = [(v, paper_id) for v in venues for paper_id in self.by_title[v].get(key, [])]
+        if len(matches) > 1:
+            filed_here = [m for m in matches if folder_field is not None and self.fields.get(m) == folder_field]
+            if len(filed_here) != 1:
+                raise Ambiguous([f"{v}/{paper_id}" for v, paper_id in matches])
+            matches = filed_here
+        return matches[0] if matches else None
+
+    def page(self, venue: str, paper_id: str) -> Page | None:
+        field_id = self.fields.get((venue, paper_id))
+        return Page(venue, field_id, paper_id) if field_id else None
+
+    def find_page(self, arxiv: str | None, title: str | None) -> Page | None:
+        """A link's paper, by arXiv id or by a title only one record has (any venue)."""
+        try:
+            found = self.find(None, arxiv, title)
+        except Ambiguous:
+            return None
+        return self.page(*found) if found else None
 
 
-def _read(path: Path) -> str:
-    """A note file's text (UTF-8, a BOM dropped, line endings ``\\n``); ``ValueError`` saying why not."""
-    with path.open("rb") as handle:
-        data = handle.read(limits.NOTE_FILE + 1)
-    if len(data) > limits.NOTE_FILE:
-        raise ValueError(f"over {limits.NOTE_FILE:,} bytes (a note is at most {limits.NOTE:,} characters)")
-    try:
-        text = data.decode("utf-8").removeprefix("\ufeff")
-    except UnicodeDecodeError as exc:
-        raise ValueError(f"not UTF-8 text (byte 0x{data[exc.start]:02x})") from None
-    return text.replace("\r\n", "\n").replace("\r", "\n")
-
-
-def _check_file(plan: NotesPlan, papers: _Papers, path: Path) -> None:
+def _check_file(plan: NotesPlan, path: Path) -> None:
     shown = path.relative_to(plan.folder).as_posix()
     try:
-        header, markdown = split_note(_read(path))
-        note = check_human_note(markdown, header)
+        read = read_note(path)
+    except NotANote as exc:
+        plan.skipped.append((shown, str(exc)))
+        return
     except OSError as exc:
         plan.failures.append((shown, f"cannot read it ({exc.strerror or exc})"))
         return
@@ -149,28 +145,34 @@ def _check_file(plan: NotesPlan, papers: _Papers, path: Path) -> None:
         problems = exc.problems if isinstance(exc, SummaryRejected) else [str(exc)]
         plan.failures.append((shown, "; ".join(problems)))
         return
-    arxiv, title = note_identity(header)
     parts = path.relative_to(plan.folder).parts
-    found = papers.find(parts[0] if len(parts) > 1 else None, arxiv, title)
+    venue, folder_field = (parts[0] if len(parts) > 1 else None), (parts[1] if len(parts) > 2 else None)
+    identity = read.identity
+    try:
+        found = plan.papers.find(venue, identity.arxiv, identity.title, folder_field)
+    except Ambiguous as exc:
+        plan.failures.append((shown, f"ambiguous: its title is the title of {' and '.join(exc.keys)}; "
+                              "add its **arXiv** line, or file it under its paper's field"))  # fmt: skip
+        return
     if found is None:
+        arxiv, title = identity.arxiv, identity.title
         said = f"arXiv {arxiv}" if arxiv else f"title {title!r}" if title else "no arXiv id or title"
         plan.failures.append((shown, f"no record of this paper ({said}): fetch or import the venue's papers first"))
         return
-    plan.files.append(NoteFile(shown, found[0], found[1], note))
+    plan.files.append(NoteFile(shown, found[0], found[1], read.note, identity, folder_field))
 
 
 def check_notes(folder: Path, settings: Settings, store: Store) -> NotesPlan:
     """Read, check and match every ``*.md`` file under ``folder``; nothing is written yet."""
     if not folder.is_dir():
         raise UsageError(f"{folder}: not a folder of note files")
-    plan = NotesPlan(folder)
-    papers = _Papers(settings, store)
+    plan = NotesPlan(folder, settings, _Papers(settings, store))
     for path in note_files(folder):
         if path.is_symlink() or not path.is_file():
             shown = path.relative_to(folder).as_posix()
             plan.failures.append((shown, "a symbolic link or not a regular file: not followed (copy the note in)"))
             continue
-        _check_file(plan, papers, path)
+        _check_file(plan, path)
     return plan
 
 
@@ -185,9 +187,8 @@ def note_files(folder: Path) -> list[Path]:
     return sorted(found)
 
 
-def _import_one(record: Record, note_file: NoteFile) -> bool:
-    """Add the file's note to ``record`` unless a version holds it already; True when one was added."""
-    note = note_file.note
+def _import_one(record: Record, note: CheckedNote) -> bool:
+    """Add ``note`` to ``record`` unless a version holds it already; True when one was added."""
     if any(v.same_content(note.markdown, note.header, "dollar") for v in record.notes.versions):
         return False
     protected = record.notes.approved is not None or record.notes.has_human_version
@@ -197,31 +198,91 @@ def _import_one(record: Record, note_file: NoteFile) -> bool:
     return True
 
 
-def apply_notes(plan: NotesPlan, store: Store) -> Report:
-    """Store the plan's notes, all together; the caller holds the locks of ``plan.venues``."""
-    report = Report("import", str(plan.folder), per_paper=False)
+def _candidate(f: NoteFile) -> Candidate:
+    return Candidate(f.path, f.identity, f.folder_field, f.note.markdown)
+
+
+def _placed(plan: NotesPlan, store: Store, report: Report) -> list[tuple[Record, NoteFile]]:
+    """Each file with the record it is the note of: a paper's other files become companions, reported."""
     by_paper: dict[tuple[str, str], list[NoteFile]] = {}
     for note_file in plan.files:
         by_paper.setdefault((note_file.venue, note_file.paper_id), []).append(note_file)
+    placed: list[tuple[Record, NoteFile]] = []
+    taken: dict[str, set[str]] = {}
+    for (venue, paper_id), files in by_paper.items():
+        record = store.load(venue, paper_id)
+        if len(files) == 1:
+            placed.append((record, files[0]))
+            continue
+        by_path = {f.path: f for f in files}
+        first, *others = (by_path[c.path] for c in note_first(record, [_candidate(f) for f in files]))
+        placed.append((record, first))
+        ids = taken.setdefault(venue, {r.id for r in store.records(venue)})
+        for other in others:
+            companion, warnings = companion_of(plan.settings, store, record, _candidate(other), ids)
+            store.save(companion)
+            summary = summary_version(companion)
+            field_id = plan.papers.fields[(venue, companion.id)] = summary.field if summary else None
+            where = f"{venue}/{field_id}/{companion.id}" if field_id else f"{venue}/{companion.id} (no page yet)"
+            report.warn(
+                f"{venue}/{paper_id}: {len(files)} files are this paper: {first.path} is its note; {other.path} is "
+                f"a note of its own, {where} (to drop it: summarizer review reject {venue}/{companion.id} --note …)"
+            )
+            report.warnings += [f"{other.path}: {w}" for w in warnings]
+            placed.append((companion, other))
+    return placed
+
+
+def _with_links(rewriter: Rewriter, note_file: NoteFile) -> tuple[CheckedNote, list[str]]:
+    note = note_file.note
+    markdown, done = rewriter.rewrite(note.markdown, note_file.path)
+    header, done_header = rewriter.rewrite(note.header, note_file.path) if note.header else (note.header, [])
+    if not done and not done_header:
+        return note, []
+    said = [f"{len(done) + len(done_header)} relative link(s) rewritten to paper pages or made text"]
+    return CheckedNote(markdown, header, said + note.warnings), done_header + done
+
+
+def apply_notes(plan: NotesPlan, store: Store) -> Report:
+    """Store the plan's notes, all together; the caller holds the locks of ``plan.venues``."""
+    report = Report("import", str(plan.folder), per_paper=False)
+    report.counts = {"notes imported": 0, "unchanged": 0}
     warnings: list[str] = []
+    links: list[str] = []
     with store.all_or_nothing():
-        for (venue, paper_id), files in by_paper.items():
-            record = store.load(venue, paper_id)
-            added = [f for f in files if _import_one(record, f)]
+        placed = _placed(plan, store, report)
+        pages = {f.path: plan.papers.page(record.venue, record.id) for record, f in placed}
+        rewriter = Rewriter({path: page for path, page in pages.items() if page}, plan.papers.find_page)
+        for record, note_file in placed:
+            note, done = _with_links(rewriter, note_file)
+            added = _import_one(record, note)
             store.save(record)
-            report.count("notes imported", len(added))
-            report.count("unchanged", len(files) - len(added))
-            if len(files) > 1:
-                names = ", ".join(f.path for f in files)
-                report.warn(f"{venue}/{paper_id}: {len(files)} files are this paper ({names}): each kept as a version")
-            warnings += [f"{f.path}: {w}" for f in added for w in f.note.warnings]
+            report.count("notes imported" if added else "unchanged")
+            if added:  # a note imported before: its links and warnings were said then
+                links += done
+                warnings += [f"{note_file.path}: {w}" for w in note.warnings]
+    _finish(report, plan, warnings, links)
+    return report
+
+
+def _finish(report: Report, plan: NotesPlan, warnings: list[str], links: list[str]) -> None:
+    """The report's counts and lines past the notes: links rewritten, files skipped, warnings, failures."""
+    if links:
+        report.count("links rewritten", len(links))
+        report.details += [f"  {line}" for line in links[:MAX_LINKS_SHOWN]]
+        if len(links) > MAX_LINKS_SHOWN:
+            report.details.append(f"  … and {len(links) - MAX_LINKS_SHOWN} more links")
+    if plan.skipped:
+        report.count("skipped (not notes)", len(plan.skipped))
+        report.details += [f"  skipped {path}: {why}" for path, why in plan.skipped[:MAX_SKIPPED_SHOWN]]
+        if len(plan.skipped) > MAX_SKIPPED_SHOWN:
+            report.details.append(f"  … and {len(plan.skipped) - MAX_SKIPPED_SHOWN} more files that are not notes")
     if len(warnings) <= MAX_WARNINGS_SHOWN:
         report.warnings += warnings
     else:
         report.warn(f"{len(warnings)} warnings, kept with the notes (see: summarizer review notes list VENUE)")
     for shown, reason in plan.failures:
         report.fail(shown, reason)
-    return report
 
 
 # -- a note in a JSONL line (``export`` writes it) ----------------------------------------------------------

@@ -219,7 +219,10 @@ def site_view(
 ) -> SiteView:
     """Everything the pages of one build read: tags, their file names, related papers (paper pages only)."""
     counted = tally(e.tags for by_field in grouped.values() for entries in by_field.values() for e in entries)
-    view = SiteView(settings, grouped, drafts, page_env(), counted, slugs(counted.papers))
+    # A tag of one paper leads nowhere but back: only tags enough papers hold get a page (and a file name).
+    least = settings.site.tag_min_papers
+    with_page = slugs(key for key, n in counted.papers.items() if n >= least)
+    view = SiteView(settings, grouped, drafts, page_env(), counted, with_page)
     if with_related:
         view.related = related(_related_docs(grouped), settings.site.related, cache_dir)
     return view

@@ -171,18 +171,40 @@ class SiteView:
                         pages.setdefault(strip_version(e.record.arxiv_id), (paper_key(venue_id, e.record.id), href))
         return pages
 
+    @functools.cached_property
+    def site_pages(self) -> set[str]:
+        """Every Markdown page this build writes, relative to docs/ (what a note's links are checked against)."""
+        pages = {"index.md", "search.md", *(f"tags/{slug}.md" for slug in self.slugs.values())}
+        for venue_id, by_field in self.grouped.items():
+            pages.add(f"{venue_id}/index.md")
+            for field_id, entries in by_field.items():
+                pages.add(f"{venue_id}/{field_id}/index.md")
+                pages.update(f"{venue_id}/{field_id}/{paper_file(e.record.id)}" for e in entries)
+        return pages
+
     def tagged(self, key: str) -> list[tuple[str, str, PageEntry]]:
         """``(venue id, field id, entry)`` of every paper with the tag, in page order."""
         return self._tagged.get(key, [])
 
-    def tag_href(self, tag: str, venue_id: str | None, up: int) -> str:
-        """The tag's page from a page ``up`` folders below the docs root; at the venue's part when given."""
-        href = "../" * up + f"tags/{self.slugs[tag_key(tag)]}.md"
+    def tag_href(self, tag: str, venue_id: str | None, up: int) -> str | None:
+        """The tag's page from a page ``up`` folders below the docs root; at the venue's part when given.
+
+        None for a tag held by fewer than ``site.tag_min_papers`` papers: it has no page.
+        """
+        slug = self.slugs.get(tag_key(tag))
+        if slug is None:
+            return None
+        href = "../" * up + f"tags/{slug}.md"
         return f"{href}#{venue_anchor(venue_id)}" if venue_id else href
+
+    def tag_link(self, text: str, tag: str, venue_id: str | None, up: int) -> str:
+        """``text`` (Markdown, escaped) linked to the tag's page, or as plain text when the tag has none."""
+        href = self.tag_href(tag, venue_id, up)
+        return f"[{text}]({href})" if href is not None else text
 
     def hot_links(self, entries: list[PageEntry], venue_id: str | None, up: int) -> list[str]:
         hot = self.hot(entries)
-        return [f"[{escape_link_text(tag)} ×{n}]({self.tag_href(tag, venue_id, up)})" for tag, n in hot]
+        return [self.tag_link(f"{escape_link_text(tag)} ×{n}", tag, venue_id, up) for tag, n in hot]
 
     def hot(self, entries: list[PageEntry]) -> list[tuple[str, int]]:
         counted = tally(e.tags for e in entries)

@@ -29,6 +29,7 @@ from summarizer.core.note_rules import SECTIONS
 from summarizer.core.records import NoteVersion, Record
 
 from .markdown_text import escape_block_start, escape_summary
+from .note_links import mend_links
 from .pages import PageEntry, SiteView
 
 NOTE_CLASS = "paper-note"
@@ -38,6 +39,8 @@ NOTE_REVISION_MARK = "*（📝 笔记修订待审）*"
 # What MkDocs reads as a page's front matter (``mkdocs.utils.meta``): it never shows on the page.
 _FRONT_MATTER = re.compile(r"\A-{3}[ \t]*\n.*?\n(?:\.{3}|-{3})[ \t]*(?:\n|\Z)", re.DOTALL)
 _SECTION = re.compile(r"^##[ \t]+(.+?)[ \t#]*$")
+_META_LINE = re.compile(r"^[ ]{0,3}[A-Za-z0-9_-]+:")  # MkDocs' MultiMarkdown-style metadata (mkdocs.utils.meta)
+_META_MORE = re.compile(r"^[ ]{4,}")
 _TITLE = re.compile(r"^ {0,3}#[ \t]+\S", re.MULTILINE)
 _RELATED_HEADINGS = frozenset(
     name for key, heading, aliases in SECTIONS if key == "related" for name in (heading, *aliases)
@@ -81,12 +84,30 @@ def page_note(view: SiteView, venue_id: str, entry: PageEntry) -> PageNote | Non
     version, mark = shown
     # The 一句话总结 a note without its own gets: the summary this page shows, escaped as the digest pages do.
     summary = escape_block_start(escape_summary(entry.version.summary)) + entry.mark
-    markdown = _FRONT_MATTER.sub("", render(view.settings, entry.record, version, summary_markdown=lambda _: summary))
+    markdown = render(view.settings, entry.record, version, summary_markdown=lambda _: summary)
+    markdown = without_meta_lines(_FRONT_MATTER.sub("", markdown)) if version.header else markdown
     header, body = split_header(markdown)
     header, body = contained(header)[0], contained(body)[0]  # neither can swallow the rest of the page
+    if "](" in header or "](" in body:  # a relative link to a page this build does not write would break strict
+        folder, pages = f"{venue_id}/{entry.version.field}", view.site_pages
+        header, body = mend_links(header, view, folder, pages), mend_links(body, view, folder, pages)
     if _ANY_ARXIV.search(body):
         body = link_related(body, view, f"{venue_id}/{entry.record.id}")
     return PageNote(header.strip("\n"), body.strip("\n"), mark, _TITLE.search(header) is not None)
+
+
+def without_meta_lines(markdown: str) -> str:
+    """``markdown`` without the ``Key: value`` lines it opens with: MkDocs reads those as the page's metadata
+    (MultiMarkdown style, ``mkdocs.utils.meta``), so the reference never showed them."""
+    if _META_LINE.match(markdown) is None:
+        return markdown
+    lines = markdown.split("\n")
+    for i, line in enumerate(lines):
+        if not line.strip():
+            return "\n".join(lines[i + 1 :]).lstrip("\n")
+        if _META_LINE.match(line) is None and (i == 0 or _META_MORE.match(line) is None):
+            return "\n".join(lines[i:]).lstrip("\n")
+    return ""
 
 
 def split_header(markdown: str) -> tuple[str, str]:

@@ -106,7 +106,7 @@ def _about(view: SiteView, venue: Venue, entry: PageEntry, note: PageNote | None
     record = entry.record
     authors = escape_inline(", ".join(record.authors))
     links = " · ".join(f"[{name}]({url})" for name, url in paper_links(entry))
-    tags = " · ".join(f"[{escape_link_text(tag)}]({view.tag_href(tag, venue.id, 2)})" for tag in entry.tags)
+    tags = " · ".join(view.tag_link(escape_link_text(tag), tag, venue.id, 2) for tag in entry.tags)
     about = [("作者", authors), ("链接", links), ("标签", tags)]
     if note is not None:
         lines = "  \n".join(f"**{name}**: {value}" for name, value in about if value)
