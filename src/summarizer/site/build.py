@@ -266,9 +266,11 @@ def _write_pages(writer: _Writer, view: SiteView) -> None:
         writer.page(f"docs/tags/{slug}.md", lambda: tag_page(view, key))  # noqa: B023
     writer.page("docs/search.md", lambda: view.env.get_template("search.md.j2").render(
         meta_description=yaml_scalar(meta_text(f"搜索{site_title(view.settings, view.drafts)}的论文解读。")),
-        bundles=" ".join(digests),
+        index="search-index" if digests else "",
     ))  # fmt: skip
-    index = {"venues": digests, "folders": [*digests, "tags"]}
+    labels = {venue.id: venue.name for venue in view.settings.venues if venue.id in digests}
+    labels |= {f"{v}/{f}": view.fields[f].name for v in digests for f in view.grouped[v]}
+    index = {"venues": digests, "folders": [*digests, "tags"], "labels": labels}
     writer.write(SEARCH_INDEX, json.dumps(index, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 

@@ -42,6 +42,7 @@ THEME_FILES = (
     "hooks/sanitize.py",
     "hooks/page_safety.py",
     "hooks/search_index.py",
+    "hooks/search_terms.py",
     "hooks/rebuild.py",
 )
 _SHIPPED_FROM = {"javascripts/mathjax.js": "mathjax.js", "javascripts/search.js": "search.js"}
