@@ -57,10 +57,10 @@ async function results(pagefind, query, filters) {
 }
 
 // Loads pending results until `want` of them passed the order check (or none is left).
-async function fill(state, want) {
+async function fill(state, want, batch = PAGE) {
   while (state.found.length < want && state.pending.length) {
-    const batch = await Promise.all(state.pending.splice(0, PAGE).map(r => r.data()))
-    state.found.push(...batch.filter(data => holds(data, state.parsed.runs)))
+    const loaded = await Promise.all(state.pending.splice(0, batch).map(r => r.data()))
+    state.found.push(...loaded.filter(data => holds(data, state.parsed.runs)))
   }
   return state
 }
@@ -107,7 +107,7 @@ function page(box, pagefind) {
   box.innerHTML =
     '<form class="search-form" role="search"><input type="search" name="q" placeholder="输入词语，如 对齐、KV cache 量化"' +
     ' aria-label="搜索" autocomplete="off"></form><p class="search-count" aria-live="polite"></p>' +
-    '<ol class="search-results"></ol><button type="button" class="md-button search-more" hidden>更多结果</button>'
+    '<details class="search-filters"><summary>按会议、领域筛选</summary></details><ol class="search-results"></ol><button type="button" class="md-button search-more" hidden>更多结果</button>'
   const form = box.querySelector("form")
   const input = form.querySelector("input")
   const count = box.querySelector(".search-count")
@@ -117,7 +117,7 @@ function page(box, pagefind) {
   let current = null
   const filters = () => {
     const out = {}
-    for (const select of form.querySelectorAll("select")) if (select.value) out[select.name] = select.value
+    for (const select of box.querySelectorAll("select")) if (select.value) out[select.name] = select.value
     return out
   }
   const show = async () => {
@@ -127,16 +127,20 @@ function page(box, pagefind) {
     more.hidden = true
     if (!input.value.trim()) return
     const state = await results(pagefind, input.value, filters())
-    if (mine === run) next((current = state), mine)
+    if (mine === run) await next((current = state), mine)
   }
+  // The first result shows as soon as its own page data is in; the rest of a page of results follows.
   const next = async (state, mine) => {
-    await fill(state, PAGE)
-    if (mine !== run) return
-    for (const data of state.found.splice(0, PAGE)) render(list, data, state.parsed.marks)
-    const open = state.found.length + state.pending.length > 0
-    const known = state.exact ? state.total : list.children.length + state.found.length
-    count.textContent = !known ? "没有找到。" : state.exact || !open ? "找到 " + known + " 篇" : "已找到 " + known + " 篇，还有待核对的"
-    more.hidden = !open
+    const first = !list.children.length
+    for (const want of first ? [1, PAGE - 1] : [PAGE]) {
+      await fill(state, want, want)
+      if (mine !== run) return
+      for (const data of state.found.splice(0, want)) render(list, data, state.parsed.marks)
+      const open = state.found.length + state.pending.length > 0
+      const known = state.exact ? state.total : list.children.length + state.found.length
+      count.textContent = !known ? "没有找到。" : state.exact || !open ? "找到 " + known + " 篇" : "已找到 " + known + " 篇，还有待核对的"
+      more.hidden = !open
+    }
   }
   more.addEventListener("click", () => current && next(current, run))
   form.addEventListener("submit", event => {
@@ -144,10 +148,15 @@ function page(box, pagefind) {
     show()
   })
   input.addEventListener("input", show)
-  pagefind.filters().then(counts => {
-    if (counts.venue) form.appendChild(choice("venue", "会议", counts.venue))
-    if (counts.field) form.appendChild(choice("field", "领域", counts.field))
-    for (const select of form.querySelectorAll("select")) select.addEventListener("change", show)
+  // The filters' choices load when a reader opens them: a first search does not wait for them.
+  const filtersBox = box.querySelector(".search-filters")
+  filtersBox.addEventListener("toggle", async () => {
+    if (filtersBox.dataset.ready) return
+    filtersBox.dataset.ready = "1"
+    const counts = await pagefind.filters()
+    if (counts.venue) filtersBox.appendChild(choice("venue", "会议", counts.venue))
+    if (counts.field) filtersBox.appendChild(choice("field", "领域", counts.field))
+    for (const select of box.querySelectorAll("select")) select.addEventListener("change", show)
   })
   const query = new URLSearchParams(location.search).get("q")
   if (query) {
@@ -166,7 +175,8 @@ document$.subscribe(async () => {
   }
   const root = new URL("../", location.href)
   const pagefind = await import(new URL(box.dataset.bundles + "/pagefind.js", root).href)
-  await pagefind.options({ baseUrl: root.pathname })
+  // No worker: one file fewer before the first result, and a query's work is small.
+  await pagefind.options({ baseUrl: root.pathname, noWorker: true })
   window.siteSearch = async (query, filters = {}) =>
     (await fill(await results(pagefind, query, filters), Infinity)).found.map(d => new URL(d.url, location.href).pathname)
   page(box, pagefind)
