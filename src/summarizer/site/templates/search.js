@@ -6,8 +6,8 @@
 // browser fetches only the index chunks that hold the query's terms.  `?q=` (the header's box) starts
 // a search on arrival; window.siteSearch(query, filters) gives every result's URL (the tests use it).
 const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]+/u
-const WORDS = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]+|[\p{L}\p{N}]+/gu
-const TERM = /\bzq[a-z]{8}\b\.?/g
+const WORDS = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}]+|(?:(?![\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u{20000}-\u{3134f}])[\p{L}\p{N}])+/gu
+const LAST = "zqzzzzzzzz" // ends the hidden part (search_terms.LAST): the reader's text follows
 const PAGE = 10
 
 function letters(char) {
@@ -45,7 +45,8 @@ function parse(query) {
 
 function holds(data, runs) {
   if (!runs.length) return true
-  const pairs = " " + (data.content.match(/\bzq[a-z]{8}\b/g) || []).join(" ") + " "
+  const hidden = data.content.split(LAST)[0]
+  const pairs = " " + (hidden.match(/\bzq[a-z]{8}\b/g) || []).join(" ") + " "
   return runs.every(run => pairs.includes(" " + run + " "))
 }
 
@@ -71,7 +72,7 @@ function escape(text) {
 
 // A snippet of the page's own text around the first word asked, each word asked marked.
 function snippet(data, marks) {
-  const text = data.content.replace(TERM, "").replace(/\s+/g, " ").trim()
+  const text = data.content.split(LAST).pop().replace(/^\.?\s*/, "").replace(/\s+/g, " ").trim()
   const lower = text.toLowerCase()
   const hits = marks.map(m => lower.indexOf(m.toLowerCase())).filter(i => i >= 0)
   const at = hits.length ? Math.min(...hits) : 0
@@ -86,7 +87,7 @@ function render(list, data, marks) {
   const item = document.createElement("li")
   item.className = "search-result"
   const url = new URL(data.url, location.href).href
-  const where = [data.meta.venue, data.meta.field].filter(Boolean).map(escape).join(" · ")
+  const where = ["venue", "field"].flatMap(name => (data.filters || {})[name] || []).map(escape).join(" · ")
   item.innerHTML =
     '<a class="search-result__title" href="' + escape(url) + '">' + escape(data.meta.title || url) + "</a>" +
     '<div class="search-result__where">' + where + "</div>" +

@@ -12,7 +12,9 @@ Pagefind would segment Han terms again, so each term is written in Latin letters
 letters a character (base 26 of its code point), ``zzzz`` for the end mark — ten letters, all the same
 length, so a pair's prefix match is an exact match.  The terms go into a hidden part of the page's
 indexed body that only Pagefind reads: the title and tags weigh most, then the summary, then the rest
-(the note).  What the reader sees is indexed as it is, for Latin words and for the snippets.
+(the note).  Latin words are there too, lower-cased: Pagefind's Chinese segmenter glues a Latin
+word to the Han characters beside it (``LLM推理``), and a reader looks for ``LLM``.  What the reader
+sees is indexed as well, after the hidden part (a result's snippet comes from it).
 
 Standard library only: the built site needs nothing of summarizer's.
 """
@@ -24,8 +26,10 @@ import re
 from html.parser import HTMLParser
 
 # CJK Unified Ideographs, Extension A, compatibility ideographs, Extensions B–G (search.js has the same).
-HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f]+")
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003134f"
+WORDS = re.compile(f"([{_HAN}]+)|(?:(?![{_HAN}])[^\\W_])+")  # a Han run, or a run of other letters and digits
 END = "zzzz"  # 26**4 - 1 lies above every Han code point: never a character's letters
+LAST = f"zq{END}{END}"  # ends the hidden part: what follows in a result's text is what the reader sees
 TITLE, SUMMARY, BODY = 10.0, 4.0, 1.0
 # Elements whose text is not a word a reader searches for: heading anchors, TeX source.
 SKIPPED = frozenset({"headerlink", "arithmatex"})
@@ -45,10 +49,15 @@ def letters(char: str) -> str:
 
 
 def pair_terms(text: str) -> list[str]:
-    """The terms of every Han run in ``text``, in order: its pairs, then its last character with the end mark."""
+    """The terms of ``text``, in order: each Han run's pairs, then its last character with the end mark; each
+    Latin word (letters and digits) lower-cased, which Pagefind's Chinese segmenter would glue to the Han
+    characters beside it (``LLM推理``)."""
     terms = []
-    for run in HAN.findall(text):
-        codes = [letters(c) for c in run]
+    for found in WORDS.finditer(text):
+        if found.group(1) is None:
+            terms.append(found.group(0).lower())
+            continue
+        codes = [letters(c) for c in found.group(1)]
         terms += [f"zq{a}{b}" for a, b in zip(codes, codes[1:])]
         terms.append(f"zq{codes[-1]}{END}")
     return terms
@@ -81,7 +90,7 @@ class _Parts(HTMLParser):
         weight = None
         if tag == "h1" and not self.seen_title:
             weight, self.seen_title = TITLE, True
-        elif tag == "a" and "/tags/" in (found.get("href") or ""):
+        elif tag == "a" and re.search(r"(^|/)(tags/|search/\?q=)", found.get("href") or ""):  # a tag's link
             weight = TITLE
         elif tag in ("h1", "h2"):
             self.heading = []
@@ -118,7 +127,7 @@ class _Parts(HTMLParser):
 
 
 def index_part(page_html: str, filters: dict[str, str]) -> str:
-    """The hidden, index-only part to put first in the page's indexed body: pair terms by weight, filters, meta."""
+    """The hidden, index-only part to put first in the page's indexed body: its terms by weight, and filters."""
     parts = _Parts()
     parts.feed(page_html)
     parts.close()
@@ -127,7 +136,8 @@ def index_part(page_html: str, filters: dict[str, str]) -> str:
         terms = pair_terms("".join(chunks))
         if terms:
             rows.append(f'<p data-pagefind-weight="{weight:g}">{" ".join(terms)}</p>')
-    # A filter's value and a meta value end at a comma: a name keeps its commas as full-width ones.
+    # Filters, not metadata: Pagefind makes metadata values searchable words, and a page is found by its
+    # text alone.  A result shows its venue and field from its filters.  A value ends at a comma.
     pairs = [html_lib.escape(f"{name}:{value.replace(',', '，')}", quote=True) for name, value in filters.items()]
-    marks = "".join(f'<span data-pagefind-{kind}="{pair}"></span>' for pair in pairs for kind in ("filter", "meta"))
-    return f'<div class="search-terms" hidden>{marks}{"".join(rows)}</div>'
+    marks = "".join(f'<span data-pagefind-filter="{pair}"></span>' for pair in pairs)
+    return f'<div class="search-terms" hidden>{marks}{"".join(rows)}<p>{LAST}</p></div>'
