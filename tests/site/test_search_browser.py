@@ -47,7 +47,7 @@ PAPERS = {
     "glued": ("Human Alignment at Scale", "我们研究人类对齐问题，并提出结构化剪枝方法来压缩模型，实验基于 LoRA 微调。"),
     "start": ("Pruning First", "对齐是本文的核心，剪枝只是手段；我们在 KV cache 量化上验证。"),
     "end": ("Clause Ends", "本文讨论模型压缩中的剪枝，最后给出与偏好的对齐。显存占用下降一半。"),
-    "apart": ("Pairs Apart", "人类很多，种类对比，对齐数据少：三个词对都在，但人类对齐这个词不在这一句以外。"),
+    "apart": ("Pairs Apart", "人类很多，种类对比，对齐数据少：三个字对都在，那个词不在。"),
     "split": ("Split By Punctuation", "我们反对，齐心协力地做对比学习与对象检测，分页管理显存之外的缓存。"),
     "none": ("Nothing Shared", "一种用于图像生成的扩散模型，通过蒸馏减少采样步数，不涉及别的内容。"),
     "latin": ("LoRAX Adapters", "本文提出 LoRAX 适配器，在 kv 缓存上做量化，并与 lora 基线对比。"),
@@ -133,7 +133,7 @@ def test_generated_pages_are_found_exactly(project: Project, cli: RunCli, browse
         texts = page_texts(browser_page, base, site)
         assert len(texts) == len(PAPERS)
         # The oracle itself: each kind of word is where the papers above put it.
-        assert sum(holds(t, "对齐") for t in texts.values()) == 4 and sum(holds(t, "人类对齐") for t in texts.values()) == 2
+        assert sum(holds(t, "对齐") for t in texts.values()) == 4 and sum(holds(t, "人类对齐") for t in texts.values()) == 1
         assert not holds(texts[next(u for u, t in texts.items() if "Split" in t)], "对齐")
         wrong = wrong_answers(browser_page, base, texts, WORDS)
         assert not wrong, "\n".join(wrong)
