@@ -31,6 +31,9 @@ from mkdocs.exceptions import PluginError
 log = logging.getLogger("mkdocs.hooks.search_index")
 INDEX = "search-index"
 STAMP = ".digest"
+# Paper pages only (VENUE/FIELD/<id>/index.html): Pagefind reads no other page, so the long pages that
+# list papers (fields, tags) cost it nothing.
+PAPER_PAGES = "*/*/*/index.html"
 _BODY = re.compile(r"<div\b[^>]*\bdata-pagefind-body\b[^>]*>")
 _state: dict[str, Any] = {"pages": set(), "dirty": False, "labels": {}}
 
@@ -109,9 +112,9 @@ def _remove_empty(site: Path, folder: Path) -> None:
 
 
 def _index(site: Path) -> None:
-    """Pagefind over the paper pages (the only ones with an indexed body) into one index."""
+    """Pagefind over the paper pages into one index."""
     command = [
-        sys.executable, "-m", "pagefind", "--site", str(site), "--glob", "**/*.html",
+        sys.executable, "-m", "pagefind", "--site", str(site), "--glob", PAPER_PAGES,
         "--output-path", str(site / INDEX), "--force-language", "zh", "--quiet",
         # Heading anchors (¶) and TeX source are not words a reader searches for, nor good snippets.
         "--exclude-selectors", ".headerlink, .arithmatex",
