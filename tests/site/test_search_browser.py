@@ -133,7 +133,8 @@ def test_generated_pages_are_found_exactly(project: Project, cli: RunCli, browse
         texts = page_texts(browser_page, base, site)
         assert len(texts) == len(PAPERS)
         # The oracle itself: each kind of word is where the papers above put it.
-        assert sum(holds(t, "对齐") for t in texts.values()) == 4 and sum(holds(t, "人类对齐") for t in texts.values()) == 1
+        assert sum(holds(t, "对齐") for t in texts.values()) == 4
+        assert sum(holds(t, "人类对齐") for t in texts.values()) == 1
         assert not holds(texts[next(u for u, t in texts.items() if "Split" in t)], "对齐")
         wrong = wrong_answers(browser_page, base, texts, WORDS)
         assert not wrong, "\n".join(wrong)

@@ -22,6 +22,7 @@ Standard library only: the built site needs nothing of summarizer's.
 from __future__ import annotations
 
 import html as html_lib
+import itertools
 import re
 from html.parser import HTMLParser
 
@@ -58,7 +59,7 @@ def pair_terms(text: str) -> list[str]:
             terms.append(found.group(0).lower())
             continue
         codes = [letters(c) for c in found.group(1)]
-        terms += [f"zq{a}{b}" for a, b in zip(codes, codes[1:])]
+        terms += [f"zq{a}{b}" for a, b in itertools.pairwise(codes)]
         terms.append(f"zq{codes[-1]}{END}")
     return terms
 
