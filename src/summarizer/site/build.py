@@ -218,7 +218,7 @@ def site_view(
 
 
 def _write_site_files(writer: _Writer, view: SiteView) -> str:
-    """mkdocs.yml, the theme, the hook, scripts, styles and MathJax; returns what a search bundle depends on."""
+    """mkdocs.yml, the theme, the hook, scripts, styles and MathJax; returns what the search index depends on."""
     config = mkdocs_yml(view)
     writer.write("mkdocs.yml", config)
     for rel in THEME_FILES:
@@ -238,7 +238,7 @@ def _write_site_files(writer: _Writer, view: SiteView) -> str:
 
 
 def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
-    """The venue's pages and feeds; returns a digest of each paper page's indexed text (its search bundle's input)."""
+    """The venue's pages and feeds; returns a digest of each paper page's indexed text (the search index's input)."""
     writer.page(f"docs/{venue.id}/index.md", lambda: venue_page(view, venue))
     writer.write(f"docs/{venue.id}/feed.xml", feed(view, venue, None))
     papers = []

@@ -79,7 +79,7 @@ def shipped(rel: str) -> bytes:
 
 
 def theme_digest() -> str:
-    """The shipped theme files and hook: part of what a page's HTML and a search bundle are made from."""
+    """The shipped theme files and hook: part of what a page's HTML and the search index are made from."""
     digest = hashlib.sha256()
     for rel in THEME_FILES:
         digest.update(shipped(rel))
