@@ -14,6 +14,7 @@ paper taken off) are removed from the built site first, which ``--dirty`` does n
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 import logging
@@ -76,6 +77,10 @@ def on_post_build(config: Any) -> None:
     shutil.rmtree(index, ignore_errors=True)
     if wanted["venues"]:
         _index(site)
+        try:
+            _settle_filters(index)
+        except (PluginError, ValueError, TypeError, IndexError) as exc:  # another Pagefind's format: left as it is
+            log.info("search: index left in Pagefind's own order (%s)", exc)
         (index / STAMP).write_text(digest, encoding="utf-8")
     log.info("search: index made over %d venues", len(wanted["venues"]))
 
@@ -127,3 +132,92 @@ def _index(site: Path) -> None:
         err = done.stderr.decode("utf-8", "replace").strip()[-500:]
         hint = " (pip install 'conference-digest-zh[mkdocs]' brings Pagefind)" if "No module named" in err else ""
         raise PluginError(f"search: Pagefind failed: {err}{hint}")
+
+
+# Pagefind writes each filter's values, and the list of filters in its metadata, in the order of a hash map
+# seeded anew on every run: the same pages give other bytes (and file names) each time.  The index is put in
+# one order here (by value, by filter name), so a site built twice, or with --dirty, is the same files.
+def _settle_filters(index: Path) -> None:
+    renamed: dict[str, str] = {}
+    for path in sorted((index / "filter").glob("*.pf_filter")):
+        head, (name, values) = _read_cbor_file(path)
+        data = head + _cbor([name, sorted(values, key=lambda v: _cbor(v))])
+        new = path.name.split("_", 1)[0] + "_" + hashlib.sha256(data).hexdigest()[:7]
+        renamed[path.name.removesuffix(".pf_filter")] = new
+        path.unlink()
+        (path.parent / f"{new}.pf_filter").write_bytes(gzip.compress(data, mtime=0))
+    for meta in sorted(index.glob("pagefind.*.pf_meta")):
+        head, value = _read_cbor_file(meta)
+        value = [sorted(([n, renamed.get(h, h)] for n, h in part), key=lambda p: p[0]) if _is_filters(part, renamed)
+                 else part for part in value]  # fmt: skip
+        data = head + _cbor(value)
+        old, new = meta.name.split(".")[1], meta.name.split(".")[1].split("_", 1)[0] + "_"
+        new += hashlib.sha256(data).hexdigest()[: len(old) - len(new)]
+        meta.unlink()
+        (index / f"pagefind.{new}.pf_meta").write_bytes(gzip.compress(data, mtime=0))
+        entry = index / "pagefind-entry.json"
+        entry.write_text(entry.read_text(encoding="utf-8").replace(f'"{old}"', f'"{new}"'), encoding="utf-8")
+
+
+def _is_filters(part: Any, renamed: dict[str, str]) -> bool:
+    return (
+        isinstance(part, list)
+        and bool(part)
+        and all(isinstance(p, list) and len(p) == 2 and p[1] in renamed for p in part)
+    )
+
+
+_SIGNATURE = re.compile(rb"pagefind_\w\w\w")
+
+
+def _read_cbor_file(path: Path) -> tuple[bytes, Any]:
+    data = gzip.decompress(path.read_bytes())
+    head = _SIGNATURE.match(data)
+    if head is None:
+        raise PluginError(f"search: {path.name} is not a Pagefind file this site knows")
+    value, end = _uncbor(data, head.end())
+    if end != len(data):
+        raise PluginError(f"search: {path.name} holds more than one CBOR item")
+    return data[: head.end()], value
+
+
+def _uncbor(data: bytes, at: int) -> tuple[Any, int]:
+    """One CBOR item (the kinds Pagefind writes: integers, strings, arrays; anything else kept as raw bytes)."""
+    major, info = data[at] >> 5, data[at] & 31
+    at += 1
+    if info < 24:
+        n = info
+    elif info <= 27:
+        size = 1 << (info - 24)
+        n, at = int.from_bytes(data[at : at + size], "big"), at + size
+    else:
+        raise PluginError("search: a Pagefind file holds CBOR this site does not read")
+    if major == 0:
+        return n, at
+    if major in (2, 3):
+        raw = data[at : at + n]
+        return (raw.decode("utf-8") if major == 3 else raw), at + n
+    if major == 4:
+        items = []
+        for _ in range(n):
+            item, at = _uncbor(data, at)
+            items.append(item)
+        return items, at
+    raise PluginError("search: a Pagefind file holds CBOR this site does not read")
+
+
+def _cbor(value: Any) -> bytes:
+    def head(major: int, n: int) -> bytes:
+        if n < 24:
+            return bytes([major << 5 | n])
+        size = next(s for s in (1, 2, 4, 8) if n < 1 << (8 * s))
+        return bytes([major << 5 | {1: 24, 2: 25, 4: 26, 8: 27}[size]]) + n.to_bytes(size, "big")
+
+    if isinstance(value, int):
+        return head(0, value)
+    if isinstance(value, str):
+        raw = value.encode("utf-8")
+        return head(3, len(raw)) + raw
+    if isinstance(value, bytes):
+        return head(2, len(value)) + value
+    return head(4, len(value)) + b"".join(_cbor(v) for v in value)
