@@ -37,7 +37,9 @@ function parse(query) {
       continue
     }
     const pairs = codes.slice(1).map((code, i) => "zq" + codes[i] + code)
-    terms.push(...pairs)
+    // Pairs that cover the run without overlap find every page that holds it (fewer index chunks to fetch);
+    // the order check then asks for all of them, in order.
+    terms.push(...pairs.filter((_, i) => i % 2 === 0 || i === pairs.length - 1))
     if (pairs.length > 1) runs.push(pairs.join(" "))
   }
   return { terms: [...new Set(terms)], runs, marks }
@@ -141,6 +143,7 @@ function page(box, pagefind) {
       const known = state.exact ? state.total : list.children.length + state.found.length
       count.textContent = !known ? "没有找到。" : state.exact || !open ? "找到 " + known + " 篇" : "已找到 " + known + " 篇，还有待核对的"
       more.hidden = !open
+      await new Promise(resolve => setTimeout(resolve)) // the first result is drawn before more is fetched
     }
   }
   more.addEventListener("click", () => current && next(current, run))
