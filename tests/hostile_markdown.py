@@ -65,6 +65,25 @@ def markup_problems(html: str) -> list[str]:
     return problems
 
 
+# The one part of a paper page the search hook writes (hooks/search_terms.py), first in the indexed body:
+# filters, then terms (lower-case letters and digits) by weight, then the end mark.  Nothing else.
+SEARCH_PART = re.compile(
+    r'(<div\b[^>]*\bdata-pagefind-body\b[^>]*>)<div class="search-terms" hidden>'
+    r'((?:<span data-pagefind-filter="(?:venue|field):[^"<>&]*"></span>)*)'
+    r'(?:<p data-pagefind-weight="[0-9.]+">[^<>"&]*</p>)*<p>zqzzzzzzzz</p></div>'
+)
+
+
+def search_part(page: str) -> tuple[str, list[str]]:
+    """The page without the search hook's part, and that part's filters (``venue:X``); the page as it is
+    and [] when it has none."""
+    found = SEARCH_PART.search(page)
+    if found is None:
+        return page, []
+    filters = re.findall(r'data-pagefind-filter="([^"]*)"', found.group(2))
+    return page[: found.start()] + found.group(1) + page[found.end() :], filters
+
+
 def article(page: str) -> str:
-    """The content of a built page (MkDocs Material puts it in the one <article>)."""
-    return page.split("<article", 1)[1].split("</article>", 1)[0].split(">", 1)[1]
+    """The content of a built page (MkDocs Material puts it in the one <article>), without the search part."""
+    return search_part(page)[0].split("<article", 1)[1].split("</article>", 1)[0].split(">", 1)[1]

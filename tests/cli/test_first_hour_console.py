@@ -73,7 +73,7 @@ def test_the_demo_site_loads_with_a_clean_console(demo_folder: Path) -> None:
         for path in SITE_PAGES:
             page.goto(f"{base}/{path}", wait_until="networkidle", timeout=SLOW)
             if path.startswith("search"):
-                page.wait_for_selector(".pagefind-ui__result-link", timeout=SLOW)
+                page.wait_for_selector(".search-result", timeout=SLOW)
             titles = page.title()
             assert titles.count("论文解读 · demo") == 1, (path, titles)
             tag = tag or page.locator("a[href*='tags/']").first.get_attribute("href")

@@ -156,7 +156,7 @@ def test_a_page_function_that_changes_its_templates_text_is_rendered_whole(tmp_p
     (tmp_path / "docs").mkdir()
 
     def page() -> str:
-        return env.get_template("search.md.j2").render(meta_description="d", bundles="b") + "!"
+        return env.get_template("search.md.j2").render(meta_description="d", index="b") + "!"
 
     text, _ = cache.make("docs/search.md", page, lambda _: "")
     assert text is not None and text.endswith("!")

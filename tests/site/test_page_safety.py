@@ -14,7 +14,7 @@ from hostile_site import ALL_FORMS, DOORS, HostileSite, build_hostile_site
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hostile_markdown import FAKE_TITLE, FORMS, article, lead_words, markup_problems
+from hostile_markdown import FAKE_TITLE, FORMS, article, lead_words, markup_problems, search_part
 from summarizer.core.markdown_dialect import markdown_extensions
 from summarizer.core.page_safety import clean_html, removed_markup
 
@@ -56,6 +56,9 @@ def test_search_metadata_comes_only_from_the_tool(hostile: HostileSite) -> None:
     for door in DOORS:
         html = hostile.page(door, "search-metadata").read_text("utf-8")
         assert "data-pagefind-meta" not in article(html) and "data-pagefind-filter" not in article(html), door
+        assert "data-pagefind-weight" not in article(html) and "search-terms" not in article(html), door
+        _, filters = search_part(html)  # the tool's own: the page's venue and field, nothing the note said
+        assert [f.split(":", 1)[0] for f in filters] == ["venue", "field"] and "EVIL" not in str(filters), door
 
 
 def _rendered(text: str) -> str:

@@ -15,6 +15,7 @@ from urllib.parse import quote
 
 import pytest
 from test_mkdocs import broken_links, mkdocs_build
+from test_search_browser import drawn_words, page_texts, wrong_answers
 
 from browser import chromium, serve_directory
 from conftest import REPO
@@ -56,12 +57,38 @@ def reader(demo_site: Path) -> Iterator[tuple[str, Any, list[str]]]:
 def test_searching_a_chinese_word_inside_a_summary_finds_its_page(reader: tuple[str, Any, list[str]]) -> None:
     base, page, _ = reader
     page.goto(f"{base}/search/?q={quote(WORD)}")
-    page.wait_for_selector(".pagefind-ui__result-link", timeout=30_000)
-    titles = page.locator(".pagefind-ui__result-link").all_inner_texts()
+    page.wait_for_selector(".search-result", timeout=30_000)
+    titles = page.locator(".search-result__title").all_inner_texts()
     assert any("Self-Verifying" in title for title in titles), titles
-    page.locator(".pagefind-ui__result-link").first.click()
+    assert page.locator(".search-result__snippet mark").first.inner_text() == WORD
+    assert "ICML2026" in page.locator(".search-result__where").first.inner_text()
+    page.locator(".search-result__title").first.click()
     page.wait_for_load_state()
     assert WORD in page.locator("article").inner_text()
+
+
+def test_the_demo_search_finds_exactly_the_pages_that_hold_a_word(
+    reader: tuple[str, Any, list[str]], demo_site: Path
+) -> None:
+    base, page, _ = reader
+    texts = page_texts(page, base, demo_site)
+    assert sum("显存" in t for t in texts.values()) >= 1 and sum("分页" in t for t in texts.values()) >= 1
+    words = ["显存", "分页", "显然", "对齐", WORD, *drawn_words(texts, 60, seed=1)]
+    wrong = wrong_answers(page, base, texts, words)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_search_filters_by_venue(reader: tuple[str, Any, list[str]], demo_site: Path) -> None:
+    base, page, _ = reader
+    page.goto(f"{base}/search/")
+    page.wait_for_function("window.siteSearch !== undefined", timeout=30_000)
+    everywhere = page.evaluate("q => window.siteSearch(q)", "模型")
+    icml = page.evaluate("q => window.siteSearch(q, {venue: 'ICML2026'})", "模型")
+    assert icml and set(icml) < set(everywhere)
+    assert all(url.startswith("/ICML2026/") for url in icml)
+    page.locator(".search-filters summary").click()
+    page.wait_for_selector(".search-filters select[name=venue]")
+    assert "ICML2026" in page.locator(".search-filters select[name=venue]").inner_text()
 
 
 def test_every_digest_title_opens_the_paper_page_which_links_back(

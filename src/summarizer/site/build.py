@@ -229,7 +229,7 @@ def site_view(
 
 
 def _write_site_files(writer: _Writer, view: SiteView) -> str:
-    """mkdocs.yml, the theme, the hook, scripts, styles and MathJax; returns what a search bundle depends on."""
+    """mkdocs.yml, the theme, the hook, scripts, styles and MathJax; returns what the search index depends on."""
     config = mkdocs_yml(view)
     writer.write("mkdocs.yml", config)
     for rel in THEME_FILES:
@@ -249,7 +249,7 @@ def _write_site_files(writer: _Writer, view: SiteView) -> str:
 
 
 def _write_venue(writer: _Writer, view: SiteView, venue: Venue) -> list[str]:
-    """The venue's pages and feeds; returns a digest of each paper page's indexed text (its search bundle's input)."""
+    """The venue's pages and feeds; returns a digest of each paper page's indexed text (the search index's input)."""
     writer.page(f"docs/{venue.id}/index.md", lambda: venue_page(view, venue))
     writer.write(f"docs/{venue.id}/feed.xml", feed(view, venue, None))
     papers = []
@@ -277,9 +277,11 @@ def _write_pages(writer: _Writer, view: SiteView) -> None:
         writer.page(f"docs/tags/{slug}.md", lambda: tag_page(view, key))  # noqa: B023
     writer.page("docs/search.md", lambda: view.env.get_template("search.md.j2").render(
         meta_description=yaml_scalar(meta_text(f"搜索{site_title(view.settings, view.drafts)}的论文解读。")),
-        bundles=" ".join(digests),
+        index="search-index" if digests else "",
     ))  # fmt: skip
-    index = {"venues": digests, "folders": [*digests, "tags"]}
+    labels = {venue.id: venue.name for venue in view.settings.venues if venue.id in digests}
+    labels |= {f"{v}/{f}": view.fields[f].name for v in digests for f in view.grouped[v]}
+    index = {"venues": digests, "folders": [*digests, "tags"], "labels": labels}
     writer.write(SEARCH_INDEX, json.dumps(index, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
 
 

@@ -181,7 +181,7 @@ def indexed_digest(page: str) -> str:
 
 
 def search_digest(page_digests: list[str], site_config: str) -> str:
-    """What a venue's search bundle indexes, as a digest: its paper pages' ``indexed_digest``, the site's settings."""
+    """What the search indexes of a venue, as a digest: its paper pages' ``indexed_digest``, the site's settings."""
     digest = hashlib.sha256(site_config.encode("utf-8"))
     for page_digest in page_digests:
         digest.update(page_digest.encode("ascii"))

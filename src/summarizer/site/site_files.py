@@ -42,6 +42,7 @@ THEME_FILES = (
     "hooks/sanitize.py",
     "hooks/page_safety.py",
     "hooks/search_index.py",
+    "hooks/search_terms.py",
     "hooks/rebuild.py",
 )
 _SHIPPED_FROM = {"javascripts/mathjax.js": "mathjax.js", "javascripts/search.js": "search.js"}
@@ -78,7 +79,7 @@ def shipped(rel: str) -> bytes:
 
 
 def theme_digest() -> str:
-    """The shipped theme files and hook: part of what a page's HTML and a search bundle are made from."""
+    """The shipped theme files and hook: part of what a page's HTML and the search index are made from."""
     digest = hashlib.sha256()
     for rel in THEME_FILES:
         digest.update(shipped(rel))
