@@ -53,8 +53,12 @@ def blocks(text: str, language: str) -> list[str]:
 
 
 def commands(text: str) -> list[list[str]]:
+    """Each command line of the text's sh blocks, a line ending in a backslash joined with the next."""
     return [
-        shlex.split(line, comments=True) for block in blocks(text, "sh") for line in block.splitlines() if line.strip()
+        shlex.split(line, comments=True)
+        for block in blocks(text, "sh")
+        for line in block.replace("\\\n", " ").splitlines()
+        if line.strip()
     ]
 
 
@@ -140,22 +144,23 @@ def test_the_local_model_config_runs_as_written(
 ) -> None:
     local = section("A local model")
     [config_block] = blocks(local, "yaml")
-    exports = [argv for argv in commands(local) if argv[0] == "export"]
+    servers = [argv for argv in commands(local) if "MODEL.gguf" in argv]
+    assert servers and all("--port" in argv and "8080" in argv for argv in servers)  # where base_url points
+    key_env, key = re.search(r"# export (\w+)=(\S+)", config_block).groups()  # type: ignore[union-attr]
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("OLLAMA_API_KEY", raising=False)
+    monkeypatch.setenv(key_env, key)
     assert main(["init", "local"]) == 0
     config = tmp_path / "local" / "config.yaml"
     raw = yaml.safe_load(config.read_text(encoding="utf-8"))
     raw["llm"] = yaml.safe_load(config_block)["llm"]
+    assert raw["llm"]["base_url"] == "http://127.0.0.1:8080/v1" and raw["llm"]["api_key_env"] == key_env
     config.write_text(yaml.safe_dump(raw, allow_unicode=True, sort_keys=False), encoding="utf-8")
-    for argv in exports:
-        monkeypatch.setenv(*argv[1].split("=", 1))
-    with FakeArxiv(PAPERS) as arxiv, FakeOpenAI(model=raw["llm"]["model"]) as ollama:
-        point_at(config, arxiv, ollama)  # Ollama's address, answered by the stand-in
+    with FakeArxiv(PAPERS) as arxiv, FakeOpenAI(model=raw["llm"]["model"]) as server:
+        point_at(config, arxiv, server)  # the local server's address, answered by the stand-in
         capsys.readouterr()
         assert main(["--config", str(config), "run", "MyVenue2026", "--limit", "1"]) == 0, capsys.readouterr().err
-        assert ollama.requests[0].headers["authorization"] == "Bearer ollama"
-        assert ollama.requests[0].body["model"] == "qwen2.5:14b"
+        assert server.requests[0].headers["authorization"] == f"Bearer {key}"
+        assert server.requests[0].body["model"] == "local-model"
 
 
 def test_the_quick_start_is_the_demo_make_demo_runs() -> None:
