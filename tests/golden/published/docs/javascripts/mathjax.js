@@ -25,12 +25,21 @@ window.MathJax = {
   }
 };
 
-// Material's instant navigation swaps a page in without loading it: typeset it again. The first page
-// emits before MathJax has started (no output yet): MathJax typesets that one itself when it starts.
+// Material's instant navigation swaps a page in without loading it: typeset it again. The first emission
+// is the page MathJax typesets itself as it starts; typesetting that one here too, while MathJax may already
+// be at it, would draw each formula twice. A later page's clear and typeset wait for every typeset before
+// them (MathJax's own advice: chain on startup.promise), so they never cut into one.
+let firstPage = true
 document$.subscribe(() => {
-  if (!MathJax.startup || !MathJax.startup.output) return
-  MathJax.startup.output.clearCache()
-  MathJax.typesetClear()
-  MathJax.texReset()
-  MathJax.typesetPromise()
+  if (firstPage) {
+    firstPage = false
+    return
+  }
+  if (!MathJax.startup || !MathJax.startup.promise) return
+  MathJax.startup.promise = MathJax.startup.promise.then(() => {
+    MathJax.startup.output.clearCache()
+    MathJax.typesetClear()
+    MathJax.texReset()
+    return MathJax.typesetPromise()
+  })
 })
