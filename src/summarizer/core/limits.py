@@ -38,7 +38,7 @@ REASK_NOTE_ANSWER = 16_000
 REASK_PROBLEM = 300
 REASK_PROBLEMS = 20
 
-# The house style of a summary, calibrated to the reference (clarification 9, issue 25).  Measured on
+# The house style of a summary, calibrated to the reference, so drafts read like its pages.  Measured on
 # papernotes.org's one-line summaries (the 一句话总结 of its 3,484 notes, zhaoyang97/Paper-Notes at
 # 2faf8a0): Chinese characters p5 43, median 73, p95 101; all characters p5 73, median 131, p95 202.
 # Its two seed pages agree (61-120 Chinese characters, p10-p90).  The prompt asks for this range
