@@ -34,14 +34,14 @@ from pathlib import Path
 
 import yaml
 
-from summarizer.cli.demo_stand_ins import load_papers
+from summarizer.apps.demo.stand_ins import load_papers
+from summarizer.apps.evaluate.metrics import Lengths, field_scores, number_check, tag_recall
+from summarizer.apps.evaluate.reference import ReferenceLine
+from summarizer.apps.evaluate.results import Evaluation
+from summarizer.apps.evaluate.run import evaluate, evaluate_venue, tag_settings, text_for_checks
 from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store
-from summarizer.evaluate.metrics import Lengths, field_scores, number_check, tag_recall
-from summarizer.evaluate.reference import ReferenceLine
-from summarizer.evaluate.results import Evaluation
-from summarizer.evaluate.run import evaluate, evaluate_venue, tag_settings, text_for_checks
 from summarizer.fetch import fetch_venue
 from summarizer.summarize.online import summarize_venue
 from summarizer.testing.fake_arxiv import FakeArxiv

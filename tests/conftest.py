@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 import yaml
 
-from summarizer.cli import main
+from summarizer.apps.cli import main
 from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO
-from summarizer.cli import demo, main
+from summarizer.apps.cli import main
+from summarizer.apps.demo import run as demo
 from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store
 

@@ -1,3 +1,3 @@
-from summarizer.cli import entry
+from summarizer.apps.cli import entry
 
 entry()

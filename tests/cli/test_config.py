@@ -117,7 +117,7 @@ def test_config_env_var_and_flag(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("SUMMARIZER_CONFIG", str(project.config_path))
-    from summarizer.cli import main
+    from summarizer.apps.cli import main
 
     assert main(["status", "--json"]) == 0
     monkeypatch.setenv("SUMMARIZER_CONFIG", str(tmp_path / "nope.yaml"))

@@ -448,7 +448,7 @@ def test_export_into_a_closed_pipe_exits_quietly(cli: RunCli, project: Project) 
 def test_without_a_terminal_long_stages_print_progress_lines(
     cli: RunCli, project: Project, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from summarizer.cli import console
+    from summarizer.apps.cli import console
 
     monkeypatch.delenv("SUMMARIZER_NO_PROGRESS")
     monkeypatch.setattr(console, "PLAIN_PROGRESS_EVERY_S", 0.0)
@@ -465,7 +465,7 @@ def test_without_a_terminal_long_stages_print_progress_lines(
 def test_a_paper_whose_text_is_gone_still_moves_the_progress_line_to_the_end(
     cli: RunCli, project: Project, server: FakeOpenAI, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from summarizer.cli import console
+    from summarizer.apps.cli import console
 
     monkeypatch.delenv("SUMMARIZER_NO_PROGRESS")
     monkeypatch.setattr(console, "PLAIN_PROGRESS_EVERY_S", 0.0)

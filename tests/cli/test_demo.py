@@ -5,7 +5,7 @@ import pytest
 import yaml
 
 from conftest import REPO, RunCli
-from summarizer.cli import demo
+from summarizer.apps.demo import run as demo
 from summarizer.site.markdown_text import escape_inline
 
 

@@ -12,8 +12,9 @@ import yaml
 
 from conftest import RunCli
 from demo_folder import DEMO_KEY, closing_command, closing_commands, run_demo_in, store_of
-from summarizer.cli import demo_closing, main
-from summarizer.cli.demo_closing import REGEN_FEEDBACK
+from summarizer.apps.cli import main
+from summarizer.apps.demo import closing as demo_closing
+from summarizer.apps.demo.closing import REGEN_FEEDBACK
 from summarizer.core.flags import warning_kind
 
 

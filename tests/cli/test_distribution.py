@@ -17,7 +17,7 @@ WHEEL = DISTRIBUTION.replace("-", "_")
 def test_the_project_is_published_under_its_own_name() -> None:
     project = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]
     assert project["name"] == DISTRIBUTION != "summarizer"
-    assert project["scripts"] == {"summarizer": "summarizer.cli:entry"}  # the command keeps its name
+    assert project["scripts"] == {"summarizer": "summarizer.apps.cli:entry"}  # the command keeps its name
     extras = project["optional-dependencies"]
     assert all(not dep.startswith("summarizer[") for deps in extras.values() for dep in deps)
 

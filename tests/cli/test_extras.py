@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from conftest import REPO, Project, RunCli
 
 INSTALL = "pip install 'conference-digest-zh[{extra}]'"
@@ -54,7 +54,7 @@ def test_the_review_desk_without_its_extra_is_one_line_naming_the_pip_install(
 ) -> None:
     monkeypatch.setitem(sys.modules, blocked, None)
     for name in ("app", "security", "note_routes", "web"):  # imported afresh, so starlette is looked for
-        monkeypatch.delitem(sys.modules, f"summarizer.review.desk.{name}", raising=False)
+        monkeypatch.delitem(sys.modules, f"summarizer.apps.desk.{name}", raising=False)
     result = cli("review", "serve", "ICML2026", "--no-browser", "--port", "0")
     assert result.code == 2
     _one_line_error(result.err, "the review desk", "desk")
@@ -69,11 +69,11 @@ CORE_ONLY = textwrap.dedent(
         sys.modules[name] = None  # as if not installed: `import name` raises ImportError
     import summarizer
     desk = ("app", "security", "note_routes", "web")  # the desk's pages and routes: the [desk] extra
-    skipped = ("summarizer.__main__", *("summarizer.review.desk." + name for name in desk))
+    skipped = ("summarizer.__main__", *("summarizer.apps.desk." + name for name in desk))
     for info in pkgutil.walk_packages(summarizer.__path__, "summarizer."):
         if info.name not in skipped:  # __main__ runs the program
             importlib.import_module(info.name)
-    from summarizer.cli import main
+    from summarizer.apps.cli import main
     sys.exit(main(["--help"]))
     """
 )

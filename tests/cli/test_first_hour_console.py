@@ -17,7 +17,7 @@ import pytest
 
 from browser import MATHJAX_JS, chromium, new_page, serve_directory
 from demo_folder import DEMO_KEY, run_demo_in
-from summarizer.cli import main
+from summarizer.apps.cli import main
 
 pytestmark = pytest.mark.slow  # real Chromium, mkdocs build and the desk as a subprocess
 

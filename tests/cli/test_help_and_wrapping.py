@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import pytest
 from rich.cells import cell_len
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from conftest import Project, RunCli
-from summarizer.cli.commands import COMMAND_SURFACE
-from summarizer.cli.commands import cli as click_group
+from summarizer.apps.cli.commands import COMMAND_SURFACE
+from summarizer.apps.cli.commands import cli as click_group
 from summarizer.core.flags import current_warnings
 
 # One run of Chinese with no space to break at, longer than a 60-column cell, then Latin words and numbers.

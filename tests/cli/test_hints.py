@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from demo_folder import run_demo_in
-from summarizer.cli import main
+from summarizer.apps.cli import main
 
 SCRIPT = Path(sys.executable).with_name("summarizer")
 pytestmark = pytest.mark.skipif(not SCRIPT.is_file(), reason="needs the summarizer script beside this Python")

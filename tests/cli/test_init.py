@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from summarizer.cli import main
+from summarizer.apps.cli import main
 from summarizer.core.config import Settings
 from summarizer.core.config_doc import keys
 from summarizer.core.config_file import load_settings
@@ -79,7 +79,7 @@ def test_a_missing_config_names_the_folder_and_suggests_init(
 
 def test_the_config_comments_point_at_what_exists_wherever_it_runs() -> None:
     from conftest import REPO
-    from summarizer.cli.init import PROJECT_URL, config_text
+    from summarizer.apps.cli.init import PROJECT_URL, config_text
     from summarizer.core.errors import DISTRIBUTION
 
     comments = "\n".join(line for line in config_text().splitlines() if line.lstrip().startswith("#"))

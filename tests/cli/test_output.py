@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import Project, RunCli, summary_text
-from summarizer.cli import console
+from summarizer.apps.cli import console
 from summarizer.core.records import Record
 
 

@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from logical_clock import LogicalClock
-from summarizer.cli import console
+from summarizer.apps.cli import console
 
 
 def test_a_progress_line_says_how_long_is_left_at_the_pace_so_far(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,7 +20,7 @@ import pytest
 import yaml
 
 from conftest import REPO
-from summarizer.cli import main
+from summarizer.apps.cli import main
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.fake_openai import FakeOpenAI
 

@@ -56,7 +56,7 @@ def test_a_command_runs_with_the_collector_on_and_start_up_frozen(project: Proje
     """entry() keeps the garbage collector off through start-up only: during the work it is on again."""
     probe = (
         "import atexit, gc, sys\n"
-        "import summarizer.cli as cli\nfrom summarizer.cli import status\n"
+        "import summarizer.apps.cli as cli\nfrom summarizer.apps.cli import status\n"
         "seen = []\n"
         "real = status.all_status\n"
         "status.all_status = lambda *a: seen.append(f'{gc.isenabled()} {gc.get_freeze_count()}') or real(*a)\n"
@@ -73,7 +73,7 @@ def test_a_command_runs_with_the_collector_on_and_start_up_frozen(project: Proje
 def test_main_leaves_the_collector_alone() -> None:
     import gc
 
-    from summarizer.cli import main
+    from summarizer.apps.cli import main
 
     before = gc.get_freeze_count()
     assert main(["--help"]) == 0

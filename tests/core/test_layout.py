@@ -1,4 +1,5 @@
-"""The package's shape holds: imports run one way (cli → stages → core), no cycle anywhere, stages print nothing.
+"""The package's shape holds: imports run one way (apps → pipeline → stages → core), no cycle anywhere,
+stages print nothing.
 
 Every ``import`` and ``from … import`` of the package's own modules counts, inside functions too.
 """
@@ -10,15 +11,9 @@ import graphlib
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[2] / "src" / "summarizer"
-STAGES = ("fetch", "summarize", "review", "site", "evaluate")
-# The documented public functions one stage may call in another (docs/architecture.md).
-CROSSINGS = {
-    ("summarizer.review.desk.actions", "summarizer.summarize.online"),  # the desk's regenerate button
-    ("summarizer.review.desk.note_desk", "summarizer.summarize.notes"),  # … and its regenerate of a note
-    ("summarizer.review.desk.app", "summarizer.site"),  # the desk's preview of a field page
-    ("summarizer.evaluate.compare", "summarizer.summarize.trial"),  # eval --compare: answers that touch no record
-    ("summarizer.evaluate.results", "summarizer.summarize.trial"),  # … and the type of those answers
-}
+STAGES = ("fetch", "summarize", "review", "site")
+# Each layer imports only the layers after it (and itself); ``testing`` (the demo's stand-ins) only the core.
+LAYERS = ("apps", "pipeline", "stages", "core")
 
 
 def _modules() -> dict[str, Path]:
@@ -90,31 +85,44 @@ def test_no_import_cycle_between_packages() -> None:
     assert _cycle(packages) == []
 
 
-def test_imports_run_from_the_cli_through_the_stages_to_the_core() -> None:
+def _layer(module: str) -> str:
+    top = _top(module)
+    if top == "__main__":  # ``python -m summarizer`` is the command line
+        return "apps"
+    return "stages" if top in STAGES else top
+
+
+def test_imports_run_from_the_apps_through_the_pipeline_and_the_stages_to_the_core() -> None:
     wrong = []
     for module, imported in GRAPH.items():
+        here = _layer(module)
         for other in imported:
-            here, there = _top(module), _top(other)
-            if there == "cli" and here not in ("cli", "__main__"):
-                wrong.append(f"{module} imports the command line ({other})")
-            elif here == "core" and there not in ("core", ""):
-                wrong.append(f"{module} (core) imports a stage ({other})")
-            elif here in STAGES and there in STAGES and here != there and (module, other) not in CROSSINGS:
+            there = _layer(other)
+            if here == "testing" or there == "testing":
+                if here == "testing" and there not in ("testing", "core", ""):
+                    wrong.append(f"{module} (a stand-in) imports {other}")
+                elif there == "testing" and here not in ("testing", "apps"):
+                    wrong.append(f"{module} imports a stand-in ({other})")
+            elif here in LAYERS and there in LAYERS and LAYERS.index(there) < LAYERS.index(here):
+                wrong.append(f"{module} ({here}) imports {other} ({there}), a layer above it")
+            elif here == "stages" and there == "stages" and _top(module) != _top(other):
                 wrong.append(f"{module} imports another stage's {other}")
-            elif here == "testing" and there not in ("testing", "core", ""):
-                wrong.append(f"{module} (a test stand-in) imports {other}")
     assert wrong == []
+
+
+def test_every_module_belongs_to_a_layer() -> None:
+    assert {_layer(m) for m in MODULES} <= {*LAYERS, "testing", ""}
 
 
 def test_stages_and_the_core_print_nothing() -> None:
     printing = []
     for module, path in MODULES.items():
-        if _top(module) not in (*STAGES, "core"):
+        if _layer(module) not in ("stages", "pipeline", "core"):
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print":
                 printing.append(f"{module}:{node.lineno}")
-        if any(other.startswith("summarizer.cli") for other in GRAPH[module]):
+        if any(other.startswith("summarizer.apps.cli") for other in GRAPH[module]):
             printing.append(f"{module} imports the terminal module")
         if _imports_a_terminal_library(path):
             printing.append(f"{module} imports click or rich")

@@ -15,7 +15,7 @@ from planted import PAPERS, VENUE, reference_rows, replay, write_papers
 from reading import marks
 
 from conftest import Project, RunCli
-from summarizer.evaluate.compare import sample_papers
+from summarizer.apps.evaluate.compare import sample_papers
 from summarizer.testing.fake_openai import FakeOpenAI, Fault
 from summarizer.testing.fake_requests import paper_title, prompt_text
 

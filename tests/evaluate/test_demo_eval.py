@@ -15,7 +15,7 @@ import yaml
 from reading import bar_counts, chinese, marks, median, own_histogram
 
 from conftest import REPO, RunCli
-from summarizer.cli import demo
+from summarizer.apps.demo import run as demo
 from summarizer.core.flags import PaperFacts, invented_numbers
 from summarizer.core.store import Store
 from summarizer.testing.fake_openai import FakeOpenAI

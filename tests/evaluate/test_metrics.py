@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from summarizer.core.config import TagSettings
-from summarizer.evaluate.metrics import (
+from summarizer.apps.evaluate.metrics import (
     CJK_EDGES,
     Lengths,
     consistency,
@@ -15,6 +14,7 @@ from summarizer.evaluate.metrics import (
     percentile,
     tag_recall,
 )
+from summarizer.core.config import TagSettings
 
 
 def test_percentiles_interpolate_between_ranks() -> None:

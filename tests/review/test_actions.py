@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import Project, summary_text
+from summarizer.apps.desk.actions import Desk
 from summarizer.core.records import Record
 from summarizer.review import actions as review
-from summarizer.review.desk.actions import Desk
 
 
 def draft(project: Project, paper: str = "2601.00001") -> Record:

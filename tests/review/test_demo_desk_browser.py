@@ -23,7 +23,7 @@ from browser import MATHJAX_JS, chromium, new_page, save_screenshot
 from demo_folder import DEMO_KEY, closing_command, run_demo_in, store_of
 from desk_workspace import fake_browser, wait_for_file
 from notes_desk import note_to_picture, picture_note_view
-from summarizer.cli import main
+from summarizer.apps.cli import main
 
 pytestmark = pytest.mark.slow  # real Chromium and the desk as a subprocess
 

@@ -13,8 +13,8 @@ import requests
 
 from conftest import Project, RunCli
 from desk_workspace import INVENTED, KEY_META, PAPERS, VENUE, XSS_TITLE, desk, session, write_workspace
-from summarizer.review.desk.actions import Desk
-from summarizer.review.desk.diff import word_diff
+from summarizer.apps.desk.actions import Desk
+from summarizer.apps.desk.diff import word_diff
 
 
 def approve_first_version(s: requests.Session, base: str) -> requests.Response:

@@ -12,10 +12,10 @@ import pytest
 
 from conftest import Project
 from desk_workspace import INVENTED, PAPERS, VENUE, desk, session, write_workspace
+from summarizer.apps.desk.actions import Desk, Outcome
+from summarizer.apps.desk.queue import PAGE_SIZE
 from summarizer.core import locks
 from summarizer.review import actions as review
-from summarizer.review.desk.actions import Desk, Outcome
-from summarizer.review.desk.queue import PAGE_SIZE
 from summarizer.testing.fake_openai import FakeOpenAI, default_answer
 
 PAPER = "2601.10011"

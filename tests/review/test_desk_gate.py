@@ -14,8 +14,8 @@ import requests
 
 from conftest import Project, start_summarizer
 from desk_workspace import INVENTED, KEY_META, VENUE, desk, fake_browser, session, wait_for_file, write_workspace
+from summarizer.apps.desk.security import Gate
 from summarizer.core.records import Record
-from summarizer.review.desk.security import Gate
 
 APPROVE = {"ref": f"{VENUE}/{INVENTED}", "action": "approve", "version": 1, "status": "draft"}
 

@@ -1,6 +1,6 @@
 """The desk marks a summary's flagged numbers where they stand, and math stays whole for MathJax."""
 
-from summarizer.review.desk.highlight import flagged_tokens, mark_flagged
+from summarizer.apps.desk.highlight import flagged_tokens, mark_flagged
 
 SUMMARY = "在 LLaMA-7B 上加速 56.7x，准确率从 11.3% 提升到 71.3%，显存减少 \\(4.1\\times\\)，超过 GPT-4o。"
 

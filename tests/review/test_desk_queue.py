@@ -10,8 +10,8 @@ import requests
 
 from conftest import Project, RunCli
 from desk_workspace import INVENTED, VENUE, desk, paper_summary, session, write_workspace
+from summarizer.apps.desk.queue import PAGE_SIZE
 from summarizer.core.records import FetchState, Record
-from summarizer.review.desk.queue import PAGE_SIZE
 
 ROW = re.compile(r'<tr data-paper="([^"]+)"')
 
@@ -113,8 +113,8 @@ def test_the_queue_pages_through_every_paper_once(project: Project) -> None:
 
 def test_a_listing_reads_again_only_the_records_that_changed(project: Project, monkeypatch: Any) -> None:
     """5,000 records parse in about half a second: each page of the desk must not pay that again."""
+    from summarizer.apps.desk.queue import WarningCache, load_rows
     from summarizer.core.store import Store
-    from summarizer.review.desk.queue import WarningCache, load_rows
 
     write_workspace(project)
     settings = project.settings()

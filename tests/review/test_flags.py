@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import Project, RunCli
+from summarizer.apps.desk.queue import WarningCache, load_rows
 from summarizer.core import flags
 from summarizer.core.flags import (
     PaperFacts,
@@ -16,7 +17,6 @@ from summarizer.core.flags import (
     warning_kind,
 )
 from summarizer.core.records import FetchState, Record
-from summarizer.review.desk.queue import WarningCache, load_rows
 from summarizer.testing.fake_openai import FakeOpenAI
 
 PAPER = (

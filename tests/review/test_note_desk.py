@@ -17,11 +17,11 @@ from conftest import Project, RunCli
 from desk_workspace import desk, session
 from fetched_venue import VENUE, paper_id
 from notes_venue import write_approved_venue
+from summarizer.apps.desk.actions import Desk, Outcome
+from summarizer.apps.desk.note_desk import NoteDesk
 from summarizer.core import locks
 from summarizer.core.store import Store
 from summarizer.review import note_actions
-from summarizer.review.desk.actions import Desk, Outcome
-from summarizer.review.desk.note_desk import NoteDesk
 from summarizer.testing.fake_openai import FakeOpenAI, default_answer
 
 NOTE = (

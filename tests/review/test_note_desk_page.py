@@ -4,9 +4,9 @@
 from __future__ import annotations
 
 from conftest import Project
+from summarizer.apps.desk.highlight import FLAG, mark_markdown
+from summarizer.apps.desk.note_page import note_page
 from summarizer.core.records import Record
-from summarizer.review.desk.highlight import FLAG, mark_markdown
-from summarizer.review.desk.note_page import note_page
 
 NOTE = (
     "## 方法详解\n复杂度为 \\(5.5 n\\)，见 `5.5` 与 [表 5.5](https://example.org/5.5) 和 &#91;5.5&#93;。\n\n"

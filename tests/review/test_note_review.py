@@ -77,7 +77,7 @@ def test_edit_from_a_file_is_a_human_version_and_an_approved_note_stays_publishe
 def test_edit_in_the_editor_keeps_the_text_when_the_note_changed_meanwhile(
     project: Project, cli: RunCli, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import summarizer.cli.note_commands as note_commands
+    import summarizer.apps.cli.note_commands as note_commands
 
     store = with_notes(project, 1)
 

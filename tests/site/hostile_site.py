@@ -21,7 +21,7 @@ from test_mkdocs import mkdocs_build
 from conftest import FIELDS, VENUES, Project, summary_text
 from desk_workspace import desk, session
 from hostile_markdown import FORMS, SEARCH_FORM, note_markdown
-from summarizer.cli import main
+from summarizer.apps.cli import main
 from summarizer.core.paper_text import PaperText
 from summarizer.core.records import FetchState, Record
 from summarizer.core.store import Store

@@ -19,7 +19,7 @@ from test_search_browser import drawn_words, page_texts, wrong_answers
 
 from browser import chromium, serve_directory
 from conftest import REPO
-from summarizer.cli import demo
+from summarizer.apps.demo import run as demo
 
 pytestmark = pytest.mark.slow  # real Chromium and a whole demo: `make test` leaves it to `make test-all`
 

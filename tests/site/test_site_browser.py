@@ -29,7 +29,7 @@ from test_mkdocs import mkdocs_build
 
 from browser import new_page, serve_directory
 from conftest import FIELDS, VENUES, Project
-from summarizer.cli import main
+from summarizer.apps.cli import main
 from summarizer.core.records import Record
 from summarizer.core.store import Store
 

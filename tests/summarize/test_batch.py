@@ -128,7 +128,7 @@ def test_waiting_on_a_batch_shows_a_bar_in_a_terminal_only(
 ) -> None:
     from rich.console import Console
 
-    from summarizer.cli import console
+    from summarizer.apps.cli import console
 
     configure(project, server)
     write_venue(project, 20)

@@ -28,7 +28,7 @@ import yaml
 
 from conftest import REPO
 from recording_proxy import RecordingProxy
-from summarizer.cli.demo_stand_ins import load_papers
+from summarizer.apps.demo.stand_ins import load_papers
 from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store
 from summarizer.testing.fake_arxiv import FakeArxiv

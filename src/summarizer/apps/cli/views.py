@@ -13,7 +13,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core.config import Settings
 from summarizer.core.errors import clip
 from summarizer.core.flags import current_warnings, shown_warnings, venue_duplicates

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import click
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core.errors import UsageError
 
 from .context import Context, pass_ctx, split_ref, tell

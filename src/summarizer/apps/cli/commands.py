@@ -17,8 +17,8 @@ from typing import Any
 
 import click
 
-import summarizer.cli.console as console
-import summarizer.cli.invocation as invocation
+import summarizer.apps.cli.console as console
+import summarizer.apps.cli.invocation as invocation
 from summarizer.core.errors import ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.report import plural
@@ -26,7 +26,7 @@ from summarizer.core.sanitize import json_terminal_safe
 
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .eval_commands import evaluate
-from .note_commands import check_batch_flags, notes, print_dry_run, run_notes
+from .note_commands import check_batch_flags, notes, print_dry_run
 from .review_commands import review
 
 COMMAND_SURFACE = """\b
@@ -123,24 +123,9 @@ cli.add_command(notes)
 @pass_ctx
 def fetch(c: Context, venue_id: str, limit: int | None) -> None:
     """Read the venue's list, fetch arXiv metadata and PDFs, extract the text."""
-    from summarizer.fetch import fetch_venue  # start-up: see the module doc
-
-    with c.reaching_out(), c.locked(venue_id) as store:
-        report = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
-    console.print_report(report)
+    with c.reaching_out(), c.locked(venue_id):
+        report = c.venue_run(venue_id, limit=limit).fetch()
     finish(report.ok)
-
-
-def _summarize(c: Context, venue_id: str, *, limit: int | None, force: bool, batch: bool, wait: bool) -> Any:
-    """The summarize stage on the venue (the caller holds its lock), online or through the Batch API."""
-    from summarizer.summarize.batch import summarize_venue_batch  # start-up: see the module doc
-    from summarizer.summarize.online import summarize_venue  # start-up: see the module doc
-
-    if batch:
-        return summarize_venue_batch(
-            c.settings, c.store, venue_id, limit=limit, force=force, wait=wait, progress=console.PROGRESS
-        )
-    return summarize_venue(c.settings, c.store, venue_id, limit=limit, force=force, progress=console.PROGRESS)
 
 
 @cli.command()
@@ -161,8 +146,7 @@ def summarize(
         print_dry_run(c, venue_id, notes=False, only=None, limit=limit, force=force)
         return
     with c.reaching_out(), c.locked(venue_id):
-        report = _summarize(c, venue_id, limit=limit, force=force, batch=batch, wait=not no_wait)
-    console.print_report(report)
+        report = c.venue_run(venue_id, limit=limit, batch=batch, wait=not no_wait).summarize(force=force)
     finish(report.ok)
 
 
@@ -180,28 +164,20 @@ def run(
     c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool, with_notes: bool, dry_run: bool
 ) -> None:
     """fetch + summarize (+ notes) + build --drafts: a venue from its list to a preview site."""
-    from summarizer.fetch import fetch_venue  # start-up: see the module doc
-    from summarizer.site import build_site  # start-up: see the module doc
+    from summarizer.pipeline import build_preview  # start-up: see the module doc
 
     check_batch_flags(batch, no_wait)
     if dry_run:
         _dry_run(c, venue_id, limit)
         return
-    with c.reaching_out(), c.locked(venue_id) as store:
+    with c.reaching_out():
         c.settings.llm.api_key()  # a missing key stops here, not after the whole fetch
-        fetched = fetch_venue(c.settings, store, venue_id, limit=limit, progress=console.PROGRESS)
-        console.print_report(fetched)
-        summarized = _summarize(c, venue_id, limit=limit, force=False, batch=batch, wait=not no_wait)
-        console.print_report(summarized)
-        reports = [fetched, summarized]
-        if with_notes:
-            reports.append(run_notes(c, venue_id, only=None, limit=limit, force=False, batch=batch, wait=not no_wait))
-            console.print_report(reports[-1])
-        with c.site_locked(drafts=True):  # the preview is every venue's: its own lock, not just this venue's
-            preview = build_site(c.settings, store, None, drafts=True, progress=console.PROGRESS)
+        venue_run = c.venue_run(venue_id, limit=limit, batch=batch, wait=not no_wait)
+        venue_run.run(with_notes=with_notes)
+        preview = build_preview(c.settings, c.store, progress=console.PROGRESS)
     console.print_report(preview)
     console.info(f"preview: {console.mkdocs_serve(f'{preview.subject}/mkdocs.yml')}")
-    finish(all(report.ok for report in reports))
+    finish(venue_run.ok)
 
 
 def _dry_run(c: Context, venue_id: str, limit: int | None) -> None:
@@ -358,7 +334,7 @@ def status(c: Context, venue_id: str | None, as_json: bool) -> None:
 @click.pass_context
 def demo(ctx: click.Context, batch: bool, folder: Path | None) -> None:
     """Run the whole pipeline on a bundled sample venue, offline, with no API key."""
-    from .demo import run_demo  # start-up: see the module doc
+    from summarizer.apps.demo.run import run_demo  # start-up: see the module doc
 
     if isinstance(ctx.obj, Context):
         ctx.obj.on_work_start()

@@ -19,9 +19,9 @@ from summarizer.core.errors import NoInput
 from summarizer.core.note_flags import current_note_warnings
 from summarizer.core.paper_text import note_sections
 from summarizer.core.records import Record
+from summarizer.review.actions import status_label
+from summarizer.review.note_actions import note_status_label
 
-from ..actions import status_label
-from ..note_actions import note_status_label
 from .actions import Desk
 from .decisions import KEEP
 from .diff import line_diff

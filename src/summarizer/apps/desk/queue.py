@@ -22,8 +22,8 @@ from summarizer.core.flags import (
 )
 from summarizer.core.records import Record
 from summarizer.core.store import ParsedRecords, Store
+from summarizer.review.actions import status_label
 
-from ..actions import status_label
 from .actions import Desk
 
 QUEUE_STATUSES = ("draft", "approved*")

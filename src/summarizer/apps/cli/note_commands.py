@@ -6,11 +6,10 @@ As in ``commands``: each stage is imported inside the command that runs it, so `
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import click
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core.errors import UsageError
 
 from .context import Context, finish, pass_ctx, split_ref, tell
@@ -21,19 +20,6 @@ def check_batch_flags(batch: bool, no_wait: bool, dry_run: bool = False) -> None
         raise UsageError("--no-wait goes with --batch (the online path always waits for its answers)")
     if dry_run and batch:
         raise UsageError("--dry-run shows the cost online and with --batch at once: give it alone")
-
-
-def run_notes(
-    c: Context, venue_id: str, *, only: list[str] | None, limit: int | None, force: bool, batch: bool, wait: bool
-) -> Any:
-    """The notes stage on the venue (the caller holds its lock), online or through the Batch API."""
-    from summarizer.summarize.notes import notes_venue, notes_venue_batch  # start-up: see the module doc
-
-    if batch:
-        return notes_venue_batch(
-            c.settings, c.store, venue_id, only=only, limit=limit, force=force, wait=wait, progress=console.PROGRESS
-        )
-    return notes_venue(c.settings, c.store, venue_id, only=only, limit=limit, force=force, progress=console.PROGRESS)
 
 
 def print_dry_run(
@@ -76,8 +62,7 @@ def notes(
         print_dry_run(c, venue_id, notes=True, only=only, limit=limit, force=force)
         return
     with c.reaching_out(), c.locked(venue_id):
-        report = run_notes(c, venue_id, only=only, limit=limit, force=force, batch=batch, wait=not no_wait)
-    console.print_report(report)
+        report = c.venue_run(venue_id, limit=limit, batch=batch, wait=not no_wait).notes(only=only, force=force)
     finish(report.ok)
 
 

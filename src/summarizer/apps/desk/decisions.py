@@ -10,7 +10,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 
-from ..actions import ReviewState
+from summarizer.review.actions import ReviewState
 
 KEEP = 50  # decisions remembered; older ones can no longer be undone here (the CLI still can change them)
 

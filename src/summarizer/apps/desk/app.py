@@ -18,9 +18,9 @@ from starlette.templating import Jinja2Templates
 from summarizer.core.config import Settings
 from summarizer.core.errors import NoInput, SummarizerError
 from summarizer.core.paper_text import paper_sections
+from summarizer.review.note_actions import note_status_label
 from summarizer.site import MATHJAX_CONFIG, draft_field_page
 
-from ..note_actions import note_status_label
 from .actions import Desk
 from .decisions import KEEP
 from .diff import word_diff

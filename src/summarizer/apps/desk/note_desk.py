@@ -14,9 +14,9 @@ from typing import Any
 from summarizer.core.errors import LLMError, Problems, SummaryRejected, UsageError
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.records import Record
+from summarizer.review import note_actions as notes
 from summarizer.summarize.notes import ask_note_again, record_note_failure, save_regenerated_note
 
-from .. import note_actions as notes
 from .actions import NOTE, Desk, Outcome, Seen, answer, feedback_of, reason_of
 
 

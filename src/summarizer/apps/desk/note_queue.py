@@ -18,8 +18,8 @@ from summarizer.core.note_flags import current_note_warnings
 from summarizer.core.note_rules import split_sections
 from summarizer.core.records import Record
 from summarizer.core.store import ParsedRecords, Store
+from summarizer.review.note_actions import note_status_label
 
-from ..note_actions import note_status_label
 from .queue import START_CHARS, Row
 
 NOTE_WARNING_KINDS = ("numbers", "length", "other")

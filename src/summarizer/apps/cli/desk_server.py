@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core.config import Settings
 from summarizer.core.errors import MissingExtra, UsageError
 
@@ -102,8 +102,8 @@ def serve(settings: Settings, venue_ids: list[str], *, host: str, port: int, ope
     try:
         import uvicorn
 
-        from summarizer.review.desk.app import MATHJAX_CDN, create_app
-        from summarizer.review.desk.security import Gate
+        from summarizer.apps.desk.app import MATHJAX_CDN, create_app
+        from summarizer.apps.desk.security import Gate
     except ImportError as exc:  # starlette and uvicorn are the [desk] extra
         raise MissingExtra("the review desk", "desk") from exc
 

@@ -14,12 +14,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core.errors import UsageError
 
 if TYPE_CHECKING:
     from summarizer.core.config import Settings
     from summarizer.core.store import Store
+    from summarizer.pipeline import VenueRun
 
 
 class Context:
@@ -77,10 +78,26 @@ class Context:
                 held.enter_context(self.locked(venue_id))
             yield self.store
 
+    def venue_run(self, venue_id: str, *, limit: int | None = None, batch: bool = False, wait: bool = True) -> VenueRun:
+        """The pipeline's run of a configured venue, its bars and reports drawn in the terminal."""
+        self.settings.venue(venue_id)
+        from summarizer.pipeline import VenueRun  # start-up: see the module doc
+
+        return VenueRun(
+            self.settings,
+            self.store,
+            venue_id,
+            batch=batch,
+            wait=wait,
+            limit=limit,
+            progress=console.PROGRESS,
+            on_report=console.print_report,
+        )
+
     def reaching_out(self) -> contextlib.AbstractContextManager[bool]:
         """For a command that reaches arXiv or the model: in a demo folder, the demo's offline stand-ins answer
-        instead (``demo_stand_ins``), for as long as the block runs; yields whether they do."""
-        from .demo_stand_ins import in_demo_folder  # start-up: see the module doc
+        instead (``apps.demo.stand_ins``), for as long as the block runs; yields whether they do."""
+        from summarizer.apps.demo.stand_ins import in_demo_folder  # start-up: see the module doc
 
         return in_demo_folder(self.settings, console.info)
 

@@ -28,11 +28,11 @@ from summarizer.core.report import Done, plural
 from summarizer.core.rules import check_human_summary
 from summarizer.core.sanitize import clean_line
 from summarizer.core.store import Store
+from summarizer.review import actions as review
+from summarizer.review import note_actions as notes
+from summarizer.review.actions import TAG_SEPARATORS, ReviewState
 from summarizer.summarize.online import ask_again, record_failure, save_regenerated
 
-from .. import actions as review
-from .. import note_actions as notes
-from ..actions import TAG_SEPARATORS, ReviewState
 from .decisions import Decision, Decisions
 
 # A click while a command holds the venue waits this long for it, then names the holder.

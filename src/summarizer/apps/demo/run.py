@@ -13,7 +13,7 @@ flagged by a warning (an invented number, a near-duplicate, a length outside the
 writes a note for every paper it approved (the recorded notes of ``papers.yaml``) and approves those
 too, but for one note it leaves for the editor (flagged: a number not in the paper).  It ends with the
 commands that review them: those commands run in the demo folder with the same stand-ins
-(``demo_stand_ins``), so the editor's loop works offline too.  It never approves a draft it did not
+(``stand_ins``), so the editor's loop works offline too.  It never approves a draft it did not
 write in this run: a second run leaves an editor's edits and regenerations as they are.
 
 The demo's files live in ``examples/demo/`` of the repository; the wheel ships
@@ -31,23 +31,18 @@ import os
 import shutil
 from pathlib import Path
 
-import summarizer.cli.console as console
-from summarizer.core import locks
+import summarizer.apps.cli.console as console
 from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.errors import SummarizerError, UsageError
-from summarizer.core.report import Report, plural
+from summarizer.core.report import plural
 from summarizer.core.store import Store
-from summarizer.fetch import fetch_venue
+from summarizer.pipeline import VenueRun, build_preview
 from summarizer.review.actions import approve
 from summarizer.review.note_actions import approve_notes
-from summarizer.site import build_site
-from summarizer.summarize.batch import summarize_venue_batch
-from summarizer.summarize.notes import notes_venue, notes_venue_batch
-from summarizer.summarize.online import summarize_venue
 
-from .demo_closing import closing_note
-from .demo_stand_ins import REPLAY_LATENCY_S, load_papers, stand_ins
+from .closing import closing_note
+from .stand_ins import REPLAY_LATENCY_S, load_papers, stand_ins
 
 DEFAULT_DIR = Path("summarizer-demo")
 # What a demo folder is made of (examples/demo may also hold the outputs and caches of earlier runs).
@@ -57,7 +52,7 @@ SHIPPED_DIR = "demo_data"  # the wheel's copy of examples/demo (pyproject.toml: 
 
 def shipped_demo_dir() -> Path:
     """The demo's files: ``examples/demo`` of the source checkout, else the installed wheel's copy."""
-    package = Path(__file__).resolve().parents[1]  # src/summarizer in a checkout, summarizer/ in a wheel
+    package = Path(__file__).resolve().parents[2]  # src/summarizer in a checkout, summarizer/ in a wheel
     for candidate in (package.parents[1] / "examples" / "demo", package / SHIPPED_DIR):
         if (candidate / "config.yaml").is_file() and (candidate / "papers.yaml").is_file():
             return candidate
@@ -129,36 +124,32 @@ def _approve_notes_it_wrote(store: Store, venue_id: str, before: dict[str, int |
     return len(written)
 
 
-def _write_notes(settings: Settings, store: Store, venue_id: str, batch: bool, left: set[str]) -> tuple[Report, int]:
-    """A note for each paper whose summary is approved, approved in turn (but ``left``)."""
-    before = _note_versions(store, venue_id)
-    write = notes_venue_batch if batch else notes_venue
-    report = write(settings, store, venue_id, progress=console.PROGRESS)
-    console.print_report(report)
-    return report, _approve_notes_it_wrote(store, venue_id, before, left)
+def _run_venue(
+    settings: Settings, store: Store, run: VenueRun, left: set[str], notes_left: set[str]
+) -> tuple[int, int]:
+    """The venue through the pipeline: its new drafts approved (but ``left``) before its notes are written,
+    and those approved in turn (but ``notes_left``); (summaries approved, notes approved)."""
+    before, notes_before = _versions(store, run.venue_id), _note_versions(store, run.venue_id)
+    counts: list[int] = []
+    run.run(
+        with_notes=True,
+        after_summaries=lambda: counts.append(_approve_what_it_wrote(settings, store, run.venue_id, before, left)),
+        after_notes=lambda: counts.append(_approve_notes_it_wrote(store, run.venue_id, notes_before, notes_left)),
+    )
+    return counts[0], counts[1]
 
 
-def _run_stages(
+def _run_venues(
     settings: Settings, store: Store, batch: bool, left: set[str], notes_left: set[str]
 ) -> tuple[bool, int, int]:
-    """Every venue fetched, summarised, its new drafts approved (but ``left``), then its notes written and approved
-    (but ``notes_left``), under the venue's lock; (all went well, summaries approved, notes approved)."""
+    """Every venue run (``_run_venue``); (all went well, summaries approved, notes approved)."""
     ok, approved, notes_approved = True, 0, 0
-    progress = console.PROGRESS
     for venue in settings.venues:
-        with locks.venue(store, venue.id):
-            before = _versions(store, venue.id)
-            fetched = fetch_venue(settings, store, venue.id, progress=progress)
-            console.print_report(fetched)
-            if batch:
-                summarized = summarize_venue_batch(settings, store, venue.id, progress=progress)
-            else:
-                summarized = summarize_venue(settings, store, venue.id, progress=progress)
-            console.print_report(summarized)
-            approved += _approve_what_it_wrote(settings, store, venue.id, before, left)
-            noted, n = _write_notes(settings, store, venue.id, batch, notes_left)
-            notes_approved += n
-        ok = ok and fetched.ok and summarized.ok and noted.ok
+        run = VenueRun(
+            settings, store, venue.id, batch=batch, progress=console.PROGRESS, on_report=console.print_report
+        )
+        summaries, notes = _run_venue(settings, store, run, left, notes_left)
+        approved, notes_approved, ok = approved + summaries, notes_approved + notes, ok and run.ok
     return ok, approved, notes_approved
 
 
@@ -178,13 +169,12 @@ def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
         f"offline stand-ins for arXiv and the model provider; writing to {os.path.relpath(folder)}/"
     )
     with stand_ins(settings, papers, latency=REPLAY_LATENCY_S):
-        ok, approved, notes_approved = _run_stages(settings, store, batch, left, notes_left)
+        ok, approved, notes_approved = _run_venues(settings, store, batch, left, notes_left)
         console.info(
             f"review: approved the {plural(approved, 'draft')} and {plural(notes_approved, 'note')} this run wrote "
             "that need no second look; the flagged ones wait for you (listed below)"
         )
-        with locks.site(settings.outputs_dir, drafts=False):
-            report = build_site(settings, store, None, drafts=False)
+        report = build_preview(settings, store, drafts=False)
         console.print_report(report)
     closing_note(settings, store, Path(report.subject), papers)
     if not ok:

@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING
 
 import click
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core.errors import UsageError
 
 from .context import Context, finish, pass_ctx
 
 if TYPE_CHECKING:  # the stage itself is imported by the command that runs it
-    from summarizer.evaluate.reference import Trust
+    from summarizer.apps.evaluate.reference import Trust
 
 _FILE = click.Path(path_type=Path, dir_okay=False)
 
@@ -56,7 +56,7 @@ def evaluate(
     """
     c.settings.venue(venue_id)
     if compare:
-        from summarizer.evaluate.compare import compare_configs  # start-up: see the module doc
+        from summarizer.apps.evaluate.compare import compare_configs  # start-up: see the module doc
 
         report = compare_configs(
             c.settings,
@@ -74,7 +74,7 @@ def evaluate(
     elif reference is None:
         raise UsageError("eval needs --against REFERENCE.jsonl, or --compare A B")
     else:
-        from summarizer.evaluate.run import evaluate_venue  # start-up: see the module doc
+        from summarizer.apps.evaluate.run import evaluate_venue  # start-up: see the module doc
 
         report = evaluate_venue(
             c.settings,

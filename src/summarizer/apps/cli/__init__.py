@@ -20,7 +20,7 @@ from collections.abc import Callable
 
 import click
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core import limits
 from summarizer.core.errors import FileSystemError, SummarizerError, clip
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-import summarizer.cli.console as console
+import summarizer.apps.cli.console as console
 from summarizer.core.config import Settings
 from summarizer.core.errors import clip
 from summarizer.core.note_flags import current_note_warnings

@@ -11,8 +11,8 @@ import os
 import shlex
 from pathlib import Path
 
-import summarizer.cli.console as console
-import summarizer.cli.invocation as invocation
+import summarizer.apps.cli.console as console
+import summarizer.apps.cli.invocation as invocation
 from summarizer.core.config import Settings
 from summarizer.core.errors import pip_install
 from summarizer.core.flags import current_warnings, shown_warnings, venue_duplicates
@@ -22,7 +22,7 @@ from summarizer.core.report import plural
 from summarizer.core.sanitize import terminal_safe
 from summarizer.core.store import Store
 
-from .demo_stand_ins import DemoPaper
+from .stand_ins import DemoPaper
 
 # The closing lines' regenerate: what an editor would say of an invented number.
 REGEN_FEEDBACK = "只用论文中出现的数字"
