@@ -27,7 +27,7 @@ def test_actions_return_their_lines_and_print_nothing(project: Project, capsys: 
     assert not again.changed and again.lines == ["nothing changed"]
     approved = review.approve(settings, store, "ICML2026", None)
     assert approved.lines[-1] == "2 papers approved in ICML2026"
-    rejected = review.reject(settings, store, "ICML2026", "2601.00002", note="off topic")
+    rejected = review.reject(settings, store, "ICML2026", "2601.00002", reason="off topic")
     assert rejected.lines == ["rejected ICML2026/2601.00002: it stays off the site and summarize skips it"]
     assert capsys.readouterr() == ("", "")
 

@@ -34,7 +34,7 @@ def test_approve_reject_and_list_by_note_status(project: Project, cli: RunCli) -
     store = with_notes(project)
 
     assert cli("review", "notes", "approve", ref(0), ref(1)).code == 0
-    rejected = cli("review", "notes", "reject", ref(2), "--note", "数字对不上")
+    rejected = cli("review", "notes", "reject", ref(2), "--reason", "数字对不上")
     assert rejected.code == 0 and "stays off the site" in rejected.err
     assert cli("review", "notes", "approve", ref(3), f"{VENUE}/2601.99999").code == 2  # one bad id: none approved
 

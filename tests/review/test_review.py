@@ -23,7 +23,7 @@ def listed_ids(table: str) -> list[str]:
 
 def test_approve_reject_and_list(cli: RunCli, imported: Project) -> None:
     assert cli("review", "approve", "ICML2026/2601.00001", "ICML2026/2601.00002").code == 0
-    result = cli("review", "reject", "ICML2026/2601.00003", "--note", "不是本会议的论文")
+    result = cli("review", "reject", "ICML2026/2601.00003", "--reason", "不是本会议的论文")
     assert result.code == 0
     store = imported.store()
     assert store.load("ICML2026", "2601.00001").status == "approved"
@@ -238,7 +238,7 @@ def test_approve_several_venues_at_once(cli: RunCli, imported: Project) -> None:
 def test_approve_a_bare_venue_hints_at_all(cli: RunCli, imported: Project) -> None:
     result = cli("review", "approve", "ICML2026")
     assert result.code == 2
-    assert "to approve every draft of a venue: summarizer review approve ICML2026 --all" in result.err
+    assert "to approve all of a venue: summarizer review approve ICML2026 --all" in result.err
     assert all(r.status == "draft" for r in imported.store().records("ICML2026"))
 
 

@@ -195,7 +195,7 @@ class Record(_Model, _Reviewed[Version]):
     versions: list[Version] = Field(default_factory=list)
     status: Status = "draft"
     approved_version: int | None = None
-    review_note: str | None = None  # why a reviewer rejected it (`review reject --note`)
+    review_note: str | None = None  # why a reviewer rejected it (`review reject --reason`)
     usage: Usage = Field(default_factory=Usage)
     notes: Notes = Field(default_factory=Notes)
 

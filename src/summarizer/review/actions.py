@@ -92,13 +92,19 @@ def approve(settings: Settings, store: Store, venue_id: str, paper_ids: list[str
     return done
 
 
-def reject(settings: Settings, store: Store, venue_id: str, paper_id: str, *, note: str) -> Done:
-    note = clean_text(note).strip()
-    if len(note) > limits.REVIEW_NOTE:
-        raise UsageError(f"--note: {len(note)} characters (at most {limits.REVIEW_NOTE}); shorten it")
+def clean_reason(reason: str) -> str:
+    """A reviewer's reason for a rejection, as kept with the record: one clean text, bounded."""
+    reason = clean_text(reason).strip()
+    if len(reason) > limits.REVIEW_NOTE:
+        raise UsageError(f"the reason: {len(reason)} characters (at most {limits.REVIEW_NOTE}); shorten it")
+    return reason
+
+
+def reject(settings: Settings, store: Store, venue_id: str, paper_id: str, *, reason: str) -> Done:
+    reason = clean_reason(reason)
     record = store.load(venue_id, paper_id)
     record.status = "rejected"
-    record.review_note = note or None
+    record.review_note = reason or None
     store.save(record)
     return Done([f"rejected {venue_id}/{paper_id}: it stays off the site and summarize skips it"])
 

@@ -9,15 +9,13 @@ the review desk, with its checks of the version a page showed (``require_note_ve
 
 from __future__ import annotations
 
-from summarizer.core import limits
 from summarizer.core.errors import ChangedSince, NothingToApprove, SummaryRejected, UsageError
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.records import NoteVersion, Record
 from summarizer.core.report import Done
-from summarizer.core.sanitize import clean_text
 from summarizer.core.store import Store
 
-from .actions import ReviewState, status_label
+from .actions import ReviewState, clean_reason, status_label
 
 
 def note_status_label(record: Record) -> str:
@@ -76,11 +74,9 @@ def approve_notes(store: Store, venue_id: str, records: list[Record] | None) -> 
     return done
 
 
-def reject_note(store: Store, venue_id: str, paper_id: str, *, note: str) -> Done:
+def reject_note(store: Store, venue_id: str, paper_id: str, *, reason: str) -> Done:
     """The paper's note is rejected (kept off the site; ``notes`` skips it unless --force); the summary is not."""
-    reason = clean_text(note).strip()
-    if len(reason) > limits.REVIEW_NOTE:
-        raise UsageError(f"--note: {len(reason)} characters (at most {limits.REVIEW_NOTE}); shorten it")
+    reason = clean_reason(reason)
     record = store.load(venue_id, paper_id)
     if record.notes.current is None:
         raise NothingToApprove(f"{venue_id}/{paper_id} has no note to reject")

@@ -226,7 +226,7 @@ def _placed(plan: NotesPlan, store: Store, report: Report) -> list[tuple[Record,
             where = f"{venue}/{field_id}/{companion.id}" if field_id else f"{venue}/{companion.id} (no page yet)"
             report.warn(
                 f"{venue}/{paper_id}: {len(files)} files are this paper: {first.path} is its note; {other.path} is "
-                f"a note of its own, {where} (to drop it: summarizer review reject {venue}/{companion.id} --note …)"
+                f"a note of its own, {where} (to drop it: summarizer review reject {venue}/{companion.id} --reason …)"
             )
             report.warnings += [f"{other.path}: {w}" for w in warnings]
             placed.append((companion, other))

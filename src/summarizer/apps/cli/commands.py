@@ -39,7 +39,7 @@ Commands at a glance (one a line; COMMAND --help for each):
   review list VENUE [--status draft|approved|rejected] [--full]
   review show VENUE/ID
   review approve VENUE/ID... | review approve VENUE --all
-  review reject VENUE/ID --note TEXT
+  review reject VENUE/ID --reason TEXT
   review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
   review notes list|show|approve|reject|edit ...  (the same, for notes)
   review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]

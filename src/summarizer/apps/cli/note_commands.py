@@ -5,14 +5,15 @@ As in ``commands``: each stage is imported inside the command that runs it, so `
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import click
 
-import summarizer.apps.cli.console as console
 from summarizer.core.errors import UsageError
 
 from .context import Context, finish, pass_ctx, split_ref, tell
+from .reviewing import approve_refs, edit_in_editor, reason_option, run_editor
 
 
 def check_batch_flags(batch: bool, no_wait: bool, dry_run: bool = False) -> None:
@@ -108,36 +109,28 @@ def notes_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
     """Approve notes for publishing (every named note is checked before any is saved)."""
     from summarizer.review.note_actions import approvable_notes, approve_notes  # start-up: see the module doc
 
-    if approve_all:
-        if len(refs) != 1 or "/" in refs[0]:
-            raise UsageError("with --all give one VENUE: summarizer review notes approve ICML2026 --all")
-        with c.locked(refs[0]) as store:
-            tell(approve_notes(store, refs[0], None).lines)
-        return
-    by_venue: dict[str, list[str]] = {}
-    for ref in refs:
-        if "/" not in ref:
-            raise UsageError(
-                f"expected VENUE/ID, got {ref!r} (every note of a venue: review notes approve {ref} --all)"
-            )
-        venue_id, paper = split_ref(ref)
-        by_venue.setdefault(venue_id, []).append(paper)
-    with c.locked_venues(by_venue) as store:
-        checked = {venue_id: approvable_notes(store, venue_id, papers) for venue_id, papers in by_venue.items()}
-        tell([line for venue_id, records in checked.items() for line in approve_notes(store, venue_id, records).lines])
+    approve_refs(
+        c,
+        refs,
+        approve_all,
+        command="review notes approve",
+        approve_venue=lambda store, venue_id: approve_notes(store, venue_id, None),
+        approvable=approvable_notes,
+        approve_records=approve_notes,
+    )
 
 
 @review_notes.command("reject")
 @click.argument("ref", metavar="VENUE/ID")
-@click.option("--note", required=True, help="Why: kept with the note for the next editor.")
+@reason_option("note")
 @pass_ctx
-def notes_reject(c: Context, ref: str, note: str) -> None:
+def notes_reject(c: Context, ref: str, reason: str) -> None:
     """Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched)."""
     from summarizer.review.note_actions import reject_note  # start-up: see the module doc
 
     venue_id, paper = split_ref(ref)
     with c.locked(venue_id) as store:
-        tell(reject_note(store, venue_id, paper, note=note).lines)
+        tell(reject_note(store, venue_id, paper, reason=reason).lines)
 
 
 @review_notes.command("edit")
@@ -160,14 +153,12 @@ def notes_edit(c: Context, ref: str, path: Path | None) -> None:
         with c.locked(venue_id) as store:
             tell(save_note_edit(store, store.load(venue_id, paper), markdown).lines)
         return
-    c.settings.venue(venue_id)
-    # No lock while a person types: the result is checked against the version it started from.
-    edited = edit_note_in_editor(c.settings, c.store, venue_id, paper, editor=_run_editor, tell=console.warn)
-    if edited is None:
-        console.info("edit cancelled: nothing changed")
-        return
-    with c.locked(venue_id) as store:
-        tell(save_note_editor_result(c.settings, store, venue_id, paper, edited).lines)
+    edit_in_editor(
+        c,
+        venue_id,
+        open_editor=functools.partial(edit_note_in_editor, venue_id=venue_id, paper_id=paper, editor=_run_editor),
+        save=lambda store, edited: save_note_editor_result(c.settings, store, venue_id, paper, edited),
+    )
 
 
 def _read_note_file(path: Path) -> str:
@@ -188,8 +179,4 @@ def _read_note_file(path: Path) -> str:
 
 
 def _run_editor(text: str) -> str | None:
-    """``$EDITOR`` on ``text`` (a Markdown file); None when it was closed without saving."""
-    try:
-        return click.edit(text, extension=".md", require_save=True)
-    except click.ClickException as exc:
-        raise UsageError(f"could not run the editor ({exc.format_message()}): set $EDITOR, or use --file") from exc
+    return run_editor(text, extension=".md", instead="--file")

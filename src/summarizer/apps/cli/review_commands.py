@@ -5,13 +5,13 @@ The review functions are imported inside each command, as in ``commands``: ``--h
 
 from __future__ import annotations
 
-import click
+import functools
 
-import summarizer.apps.cli.console as console
-from summarizer.core.errors import UsageError
+import click
 
 from .context import Context, pass_ctx, split_ref, tell
 from .note_commands import review_notes
+from .reviewing import approve_refs, edit_in_editor, reason_option, run_editor
 
 
 @click.group()
@@ -55,43 +55,28 @@ def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None
     """Approve summaries for publishing."""
     from summarizer.review.actions import approvable, approve, approve_records  # start-up: see the module doc
 
-    if approve_all:
-        if len(refs) != 1 or "/" in refs[0]:
-            raise UsageError("with --all give one VENUE: summarizer review approve ICML2026 --all")
-        venue_id = refs[0]
-        with c.locked(venue_id) as store:
-            done = approve(c.settings, store, venue_id, None)
-        tell(done.lines)
-        return
-    by_venue: dict[str, list[str]] = {}
-    for ref in refs:
-        if "/" not in ref:
-            raise UsageError(
-                f"expected VENUE/ID, got {ref!r} "
-                f"(to approve every draft of a venue: summarizer review approve {ref} --all)"
-            )
-        venue_id, paper = split_ref(ref)
-        by_venue.setdefault(venue_id, []).append(paper)
-    with c.locked_venues(by_venue) as store:  # every venue locked and every ref checked before anything is saved
-        checked = {venue_id: approvable(store, venue_id, papers) for venue_id, papers in by_venue.items()}
-        lines = [
-            line for venue_id, records in checked.items() for line in approve_records(store, venue_id, records).lines
-        ]
-    tell(lines)
+    approve_refs(
+        c,
+        refs,
+        approve_all,
+        command="review approve",
+        approve_venue=lambda store, venue_id: approve(c.settings, store, venue_id, None),
+        approvable=approvable,
+        approve_records=approve_records,
+    )
 
 
 @review.command("reject")
 @click.argument("ref", metavar="VENUE/ID")
-@click.option("--note", required=True, help="Why: kept in the record for the next editor.")
+@reason_option("record")
 @pass_ctx
-def review_reject(c: Context, ref: str, note: str) -> None:
+def review_reject(c: Context, ref: str, reason: str) -> None:
     """Reject a paper: it is left off the site and skipped by summarize."""
     from summarizer.review.actions import reject  # start-up: see the module doc
 
     venue_id, paper = split_ref(ref)
     with c.locked(venue_id) as store:
-        done = reject(c.settings, store, venue_id, paper, note=note)
-    tell(done.lines)
+        tell(reject(c.settings, store, venue_id, paper, reason=reason).lines)
 
 
 @review.command("edit")
@@ -103,19 +88,17 @@ def review_reject(c: Context, ref: str, note: str) -> None:
 def review_edit(c: Context, ref: str, summary: str | None, tags: str | None, field_id: str | None) -> None:
     """Edit a summary (a new version by a human); with no flags, opens $EDITOR."""
     from summarizer.review.actions import TAG_SEPARATORS, edit  # start-up: see the module doc
-    from summarizer.review.editor import edit_in_editor, save_editor_result  # start-up: see the module doc
+    from summarizer.review.editor import edit_in_editor as open_editor  # start-up: see the module doc
+    from summarizer.review.editor import save_editor_result  # start-up: see the module doc
 
     venue_id, paper = split_ref(ref)
     if summary is None and tags is None and field_id is None:
-        c.settings.venue(venue_id)
-        # No lock while a person types: the result is checked against the version it started from.
-        edited = edit_in_editor(c.settings, c.store, venue_id, paper, editor=_run_editor, tell=console.warn)
-        if edited is None:
-            console.info("edit cancelled: nothing changed")
-            return
-        with c.locked(venue_id) as store:
-            done = save_editor_result(c.settings, store, venue_id, paper, edited)
-        tell(done.lines)
+        edit_in_editor(
+            c,
+            venue_id,
+            open_editor=functools.partial(open_editor, venue_id=venue_id, paper_id=paper, editor=_run_editor),
+            save=lambda store, edited: save_editor_result(c.settings, store, venue_id, paper, edited),
+        )
         return
     tag_list = [t for t in (s.strip() for s in TAG_SEPARATORS.split(tags)) if t] if tags is not None else None
     with c.locked(venue_id) as store:
@@ -141,10 +124,4 @@ def review_serve(c: Context, venue_ids: tuple[str, ...], host: str, port: int, n
 
 
 def _run_editor(text: str) -> str | None:
-    """``$EDITOR`` on ``text``; None when it was closed without saving."""
-    try:
-        return click.edit(text, extension=".yaml", require_save=True)
-    except click.ClickException as exc:  # the editor is missing or exited non-zero
-        raise UsageError(
-            f"could not run the editor ({exc.format_message()}): set $EDITOR, or use --summary/--tags/--field"
-        ) from exc
+    return run_editor(text, extension=".yaml", instead="--summary/--tags/--field")

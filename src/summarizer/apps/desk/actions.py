@@ -145,8 +145,7 @@ class Desk:
             self.decided("approved", record)
             return f"approved {venue_id}/{paper} (version {seen.version})"
         if action == "reject":
-            note = reason_of(data)
-            review.reject(self.settings, self.store, venue_id, paper, note=note)
+            review.reject(self.settings, self.store, venue_id, paper, reason=reason_of(data))
             self.decided("rejected", record)
             return f"rejected {venue_id}/{paper}"
         if action == "edit":
@@ -251,11 +250,11 @@ class Desk:
 
 
 def reason_of(data: dict[str, Any]) -> str:
-    """A rejection's note from the page: required, kept in the record for the next editor."""
-    note = clean_line(str(data.get("note") or ""))
-    if not note:
-        raise Problems(["say why in a note: it stays in the record for the next editor"])
-    return note
+    """The reviewer's reason for a rejection, from the page (its ``note`` field): required, kept in the record."""
+    reason = clean_line(str(data.get("note") or ""))
+    if not reason:
+        raise Problems(["say why: the reason stays in the record for the next editor"])
+    return reason
 
 
 def feedback_of(data: dict[str, Any]) -> str | None:

@@ -49,7 +49,7 @@ class NoteDesk:
             self.desk.decided("approved", record, NOTE)
             return f"approved the note of {ref} (version {data.get('version')})"
         if action == "reject":
-            notes.reject_note(store, record.venue, record.id, note=reason_of(data))
+            notes.reject_note(store, record.venue, record.id, reason=reason_of(data))
             self.desk.decided("rejected", record, NOTE)
             return f"rejected the note of {ref}"
         if action == "edit":

@@ -1,0 +1,82 @@
+"""What ``review …`` and ``review notes …`` share: approving by refs or ``--all``, the reviewer's reason,
+and an edit in ``$EDITOR`` (the two commands differ in the kind of text, not in the steps).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import click
+
+import summarizer.apps.cli.console as console
+from summarizer.core.errors import UsageError
+
+from .context import Context, split_ref, tell
+
+if TYPE_CHECKING:
+    from summarizer.core.records import Record
+    from summarizer.core.report import Done
+    from summarizer.core.store import Store
+
+
+def reason_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--reason TEXT`` (the reviewer's reason for a rejection); ``--note``, its earlier name, still works."""
+    return click.option(
+        "--reason", "--note", "reason", required=True, help=f"Why: kept with the {what} for the next editor."
+    )
+
+
+def approve_refs(
+    c: Context,
+    refs: tuple[str, ...],
+    approve_all: bool,
+    *,
+    command: str,
+    approve_venue: Callable[[Store, str], Done],
+    approvable: Callable[[Store, str, list[str]], list[Record]],
+    approve_records: Callable[[Store, str, list[Record]], Done],
+) -> None:
+    """``VENUE --all``: everything of the venue that waits; else the named ``VENUE/ID``s, every venue locked and
+    every ref checked before anything is saved (one bad ref approves nothing)."""
+    if approve_all:
+        if len(refs) != 1 or "/" in refs[0]:
+            raise UsageError(f"with --all give one VENUE: summarizer {command} ICML2026 --all")
+        with c.locked(refs[0]) as store:
+            tell(approve_venue(store, refs[0]).lines)
+        return
+    by_venue: dict[str, list[str]] = {}
+    for ref in refs:
+        if "/" not in ref:
+            raise UsageError(
+                f"expected VENUE/ID, got {ref!r} (to approve all of a venue: summarizer {command} {ref} --all)"
+            )
+        venue_id, paper = split_ref(ref)
+        by_venue.setdefault(venue_id, []).append(paper)
+    with c.locked_venues(by_venue) as store:
+        checked = {venue_id: approvable(store, venue_id, papers) for venue_id, papers in by_venue.items()}
+        tell(
+            [line for venue_id, records in checked.items() for line in approve_records(store, venue_id, records).lines]
+        )
+
+
+def edit_in_editor(
+    c: Context, venue_id: str, *, open_editor: Callable[..., Any], save: Callable[[Store, Any], Done]
+) -> None:
+    """The text opened in ``$EDITOR`` with no lock held while a person types, then saved under the venue's lock
+    (``save`` checks the result against the version it started from)."""
+    c.settings.venue(venue_id)
+    edited = open_editor(c.settings, c.store, tell=console.warn)
+    if edited is None:
+        console.info("edit cancelled: nothing changed")
+        return
+    with c.locked(venue_id) as store:
+        tell(save(store, edited).lines)
+
+
+def run_editor(text: str, *, extension: str, instead: str) -> str | None:
+    """``$EDITOR`` on ``text``; None when it was closed without saving. ``instead``: the flags that do without it."""
+    try:
+        return click.edit(text, extension=extension, require_save=True)
+    except click.ClickException as exc:  # the editor is missing or exited non-zero
+        raise UsageError(f"could not run the editor ({exc.format_message()}): set $EDITOR, or use {instead}") from exc
