@@ -27,6 +27,7 @@ from summarizer.core.sanitize import json_terminal_safe
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .eval_commands import evaluate
 from .note_commands import check_batch_flags, notes, print_dry_run
+from .options import asking_options
 from .review_commands import review
 
 COMMAND_SURFACE = """\b
@@ -130,11 +131,7 @@ def fetch(c: Context, venue_id: str, limit: int | None) -> None:
 
 @cli.command()
 @click.argument("venue_id", metavar="VENUE")
-@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
-@click.option("--force", is_flag=True, help="Ignore the cache and re-summarise drafts and rejected papers.")
-@click.option("--batch", is_flag=True, help="Through the provider's Batch API: half price, results within 24 h.")
-@click.option("--no-wait", is_flag=True, help="With --batch: submit and exit; run the same command later to collect.")
-@click.option("--dry-run", is_flag=True, help="Print the papers, tokens and cost (online and batch); ask nothing.")
+@asking_options(force="Ignore the cache and re-summarise drafts and rejected papers.")
 @pass_ctx
 def summarize(
     c: Context, venue_id: str, limit: int | None, force: bool, batch: bool, no_wait: bool, dry_run: bool
@@ -152,13 +149,8 @@ def summarize(
 
 @cli.command()
 @click.argument("venue_id", metavar="VENUE")
-@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
-@click.option("--batch", is_flag=True, help="Summarise through the provider's Batch API (half price, within 24 h).")
-@click.option("--no-wait", is_flag=True, help="With --batch: submit and go on; run the same command later to collect.")
+@asking_options(force=None, dry_run="Read the venue's list and say what a run would do and cost; change nothing.")
 @click.option("--notes", "with_notes", is_flag=True, help="Then write notes for the papers whose summary is approved.")
-@click.option(
-    "--dry-run", is_flag=True, help="Read the venue's list and say what a run would do and cost; change nothing."
-)
 @pass_ctx
 def run(
     c: Context, venue_id: str, limit: int | None, batch: bool, no_wait: bool, with_notes: bool, dry_run: bool

@@ -7,13 +7,18 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from summarizer.core.errors import UsageError
 
+if TYPE_CHECKING:
+    from summarizer.core.records import Record
+
 from .context import Context, finish, pass_ctx, split_ref, tell
-from .reviewing import approve_refs, edit_in_editor, reason_option, run_editor
+from .options import asking_options
+from .reviewing import ApproveSteps, add_show_and_approve, edit_in_editor, reason_option, run_editor
 
 
 def check_batch_flags(batch: bool, no_wait: bool, dry_run: bool = False) -> None:
@@ -39,11 +44,7 @@ def print_dry_run(
 @click.command()
 @click.argument("venue_id", metavar="VENUE")
 @click.argument("paper_ids", nargs=-1, metavar="[PAPER]...")
-@click.option("--limit", type=click.IntRange(min=1), help="Only the first N papers.")
-@click.option("--force", is_flag=True, help="Ignore the cache and rewrite model notes (never approved or edited ones).")
-@click.option("--batch", is_flag=True, help="Through the provider's Batch API: half price, results within 24 h.")
-@click.option("--no-wait", is_flag=True, help="With --batch: submit and exit; run the same command later to collect.")
-@click.option("--dry-run", is_flag=True, help="Print the papers, tokens and cost (online and batch); ask nothing.")
+@asking_options(force="Ignore the cache and rewrite model notes (never approved or edited ones).")
 @pass_ctx
 def notes(
     c: Context,
@@ -89,35 +90,23 @@ def notes_list(c: Context, venue_id: str, status: str | None) -> None:
     print_note_list(c.settings, venue_id, listed_notes(c.store, venue_id, status=status), status=status)
 
 
-@review_notes.command("show")
-@click.argument("ref", metavar="VENUE/ID")
-@pass_ctx
-def notes_show(c: Context, ref: str) -> None:
-    """The note's page as Markdown (header and 一句话总结 included), its warnings and its history."""
+def _print_note(c: Context, record: Record) -> None:
     from .note_views import print_note  # start-up: see the module doc
 
-    venue_id, paper = split_ref(ref)
-    c.settings.venue(venue_id)
-    print_note(c.settings, c.store.load(venue_id, paper))
+    print_note(c.settings, record)
 
 
-@review_notes.command("approve")
-@click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
-@click.option("--all", "approve_all", is_flag=True, help="Approve every note of VENUE that waits for review.")
-@pass_ctx
-def notes_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
-    """Approve notes for publishing (every named note is checked before any is saved)."""
+def _note_approval(c: Context) -> ApproveSteps:
     from summarizer.review.note_actions import approvable_notes, approve_notes  # start-up: see the module doc
 
-    approve_refs(
-        c,
-        refs,
-        approve_all,
-        command="review notes approve",
-        approve_venue=lambda store, venue_id: approve_notes(store, venue_id, None),
-        approvable=approvable_notes,
-        approve_records=approve_notes,
-    )
+    return ApproveSteps(lambda store, venue_id: approve_notes(store, venue_id, None), approvable_notes, approve_notes)
+
+
+add_show_and_approve(
+    review_notes,
+    show=("The note's page as Markdown (header and 一句话总结 included), its warnings and its history.", _print_note),
+    approve=("Approve notes for publishing (every named note is checked before any is saved).", _note_approval),
+)
 
 
 @review_notes.command("reject")

@@ -6,12 +6,16 @@ The review functions are imported inside each command, as in ``commands``: ``--h
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 import click
 
+if TYPE_CHECKING:
+    from summarizer.core.records import Record
+
 from .context import Context, pass_ctx, split_ref, tell
 from .note_commands import review_notes
-from .reviewing import approve_refs, edit_in_editor, reason_option, run_editor
+from .reviewing import ApproveSteps, add_show_and_approve, edit_in_editor, reason_option, run_editor
 
 
 @click.group()
@@ -35,35 +39,23 @@ def review_list(c: Context, venue_id: str, status: str | None, full: bool) -> No
     print_list(c.settings, venue_id, c.store.records(venue_id), status=status, full=full)
 
 
-@review.command("show")
-@click.argument("ref", metavar="VENUE/ID")
-@pass_ctx
-def review_show(c: Context, ref: str) -> None:
-    """Title, link, abstract and summary side by side, tags, field and history."""
+def _print_paper(c: Context, record: Record) -> None:
     from .views import print_paper  # start-up: see the module doc
 
-    venue_id, paper = split_ref(ref)
-    c.settings.venue(venue_id)
-    print_paper(c.settings, c.store.load(venue_id, paper))
+    print_paper(c.settings, record)
 
 
-@review.command("approve")
-@click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
-@click.option("--all", "approve_all", is_flag=True, help="Approve every paper of VENUE that waits for review.")
-@pass_ctx
-def review_approve(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
-    """Approve summaries for publishing."""
+def _summary_approval(c: Context) -> ApproveSteps:
     from summarizer.review.actions import approvable, approve, approve_records  # start-up: see the module doc
 
-    approve_refs(
-        c,
-        refs,
-        approve_all,
-        command="review approve",
-        approve_venue=lambda store, venue_id: approve(c.settings, store, venue_id, None),
-        approvable=approvable,
-        approve_records=approve_records,
-    )
+    return ApproveSteps(lambda store, venue_id: approve(c.settings, store, venue_id, None), approvable, approve_records)
+
+
+add_show_and_approve(
+    review,
+    show=("Title, link, abstract and summary side by side, tags, field and history.", _print_paper),
+    approve=("Approve summaries for publishing.", _summary_approval),
+)
 
 
 @review.command("reject")

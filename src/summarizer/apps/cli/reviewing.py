@@ -5,6 +5,7 @@ and an edit in ``$EDITOR`` (the two commands differ in the kind of text, not in 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -12,7 +13,7 @@ import click
 import summarizer.apps.cli.console as console
 from summarizer.core.errors import UsageError
 
-from .context import Context, split_ref, tell
+from .context import Context, pass_ctx, split_ref, tell
 
 if TYPE_CHECKING:
     from summarizer.core.records import Record
@@ -27,15 +28,53 @@ def reason_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any
     )
 
 
+def add_show_and_approve(
+    group: click.Group,
+    *,
+    show: tuple[str, Callable[[Context, Record], None]],
+    approve: tuple[str, Callable[[Context], ApproveSteps]],
+) -> None:
+    """``show VENUE/ID`` and ``approve VENUE/ID... | VENUE --all`` for one kind of reviewed text.
+
+    ``show``: the command's help and what prints the record; ``approve``: the help and, imported when the
+    command runs (so ``--help`` stays quick), the steps ``approve_refs`` takes.
+    """
+    show_help, print_record = show
+    approve_help, steps = approve
+    command = f"{group.name} approve" if group.name == "review" else f"review {group.name} approve"
+
+    @group.command("show", help=show_help)
+    @click.argument("ref", metavar="VENUE/ID")
+    @pass_ctx
+    def show_command(c: Context, ref: str) -> None:
+        venue_id, paper = split_ref(ref)
+        c.settings.venue(venue_id)
+        print_record(c, c.store.load(venue_id, paper))
+
+    @group.command("approve", help=approve_help)
+    @click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
+    @click.option("--all", "approve_all", is_flag=True, help="Approve everything of VENUE that waits for review.")
+    @pass_ctx
+    def approve_command(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
+        approve_refs(c, refs, approve_all, command=command, steps=steps(c))
+
+
+@dataclass(frozen=True)
+class ApproveSteps:
+    """How one kind approves: everything of a venue that waits / the named papers checked / those approved."""
+
+    approve_venue: Callable[[Store, str], Done]
+    approvable: Callable[[Store, str, list[str]], list[Record]]
+    approve_records: Callable[[Store, str, list[Record]], Done]
+
+
 def approve_refs(
     c: Context,
     refs: tuple[str, ...],
     approve_all: bool,
     *,
     command: str,
-    approve_venue: Callable[[Store, str], Done],
-    approvable: Callable[[Store, str, list[str]], list[Record]],
-    approve_records: Callable[[Store, str, list[Record]], Done],
+    steps: ApproveSteps,
 ) -> None:
     """``VENUE --all``: everything of the venue that waits; else the named ``VENUE/ID``s, every venue locked and
     every ref checked before anything is saved (one bad ref approves nothing)."""
@@ -43,7 +82,7 @@ def approve_refs(
         if len(refs) != 1 or "/" in refs[0]:
             raise UsageError(f"with --all give one VENUE: summarizer {command} ICML2026 --all")
         with c.locked(refs[0]) as store:
-            tell(approve_venue(store, refs[0]).lines)
+            tell(steps.approve_venue(store, refs[0]).lines)
         return
     by_venue: dict[str, list[str]] = {}
     for ref in refs:
@@ -54,9 +93,13 @@ def approve_refs(
         venue_id, paper = split_ref(ref)
         by_venue.setdefault(venue_id, []).append(paper)
     with c.locked_venues(by_venue) as store:
-        checked = {venue_id: approvable(store, venue_id, papers) for venue_id, papers in by_venue.items()}
+        checked = {venue_id: steps.approvable(store, venue_id, papers) for venue_id, papers in by_venue.items()}
         tell(
-            [line for venue_id, records in checked.items() for line in approve_records(store, venue_id, records).lines]
+            [
+                line
+                for venue_id, records in checked.items()
+                for line in steps.approve_records(store, venue_id, records).lines
+            ]
         )
 
 

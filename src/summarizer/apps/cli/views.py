@@ -6,6 +6,7 @@ nothing (the review desk calls them too); the CLI passes what they return here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,35 +57,49 @@ def print_list(
     now = datetime.now(UTC)
     twins = venue_duplicates(venue_records)
     records = [r for r in venue_records if matches_status(r, status)]
+    listing = _Listing(settings, venue_id, records, twins, status, now)
     if full:
-        _print_blocks(settings, venue_id, records, twins, status, now)
+        _print_blocks(listing)
     else:
-        _print_table(settings, venue_id, records, twins, status, now)
+        _print_table(listing)
     if status == "draft" and any(r.has_pending_draft for r in records):
         console.out.print("approved* = approved, with a newer draft waiting for review")
 
 
-def _print_table(
-    settings: Settings,
-    venue_id: str,
-    records: list[Record],
-    twins: dict[str, str],
-    status: str | None,
-    now: datetime,
-) -> None:
-    table = Table(title=Text(f"{venue_id}: {plural(len(records), 'paper')}" + (f" ({status})" if status else "")))
+@dataclass(frozen=True)
+class _Listing:
+    """What ``review list`` shows: the venue's papers in ``status``, their near-duplicates, the time it is now."""
+
+    settings: Settings
+    venue_id: str
+    records: list[Record]
+    twins: dict[str, str]
+    status: str | None
+    now: datetime
+
+    @property
+    def title(self) -> str:
+        return f"{self.venue_id}: {plural(len(self.records), 'paper')}" + (f" ({self.status})" if self.status else "")
+
+    def warnings(self, record: Record, current: Version) -> list[str]:
+        twin = self.twins.get(f"{record.venue}/{record.id}")
+        return shown_warnings(record, current_warnings(self.settings, record, current), twin)
+
+
+def _print_table(listing: _Listing) -> None:
+    status, now = listing.status, listing.now
+    table = Table(title=Text(listing.title))
     for column in ("id", "status"):  # whole, so an id can be copied into the next command
         table.add_column(column, no_wrap=True)
     for column in ("field", "tags", "chars", "warnings", "model", "age"):
         table.add_column(column, overflow="fold")
-    for record in records:
+    for record in listing.records:
         current = listed_version(record, status)
         if current is None:
             failure = "; ".join(f.reason for f in record.failures.values())
             table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
             continue
-        twin = twins.get(f"{record.venue}/{record.id}")
-        warnings = shown_warnings(record, current_warnings(settings, record, current), twin)
+        warnings = listing.warnings(record, current)
         table.add_row(
             *_cells(
                 record.id,
@@ -106,17 +121,11 @@ def _wrapped(text: str, style: str = "", indent: int = 2) -> None:
     console.out.print(Padding(shown, (0, 0, 0, indent)), soft_wrap=False)
 
 
-def _print_blocks(
-    settings: Settings,
-    venue_id: str,
-    records: list[Record],
-    twins: dict[str, str],
-    status: str | None,
-    now: datetime,
-) -> None:
+def _print_blocks(listing: _Listing) -> None:
     """``review list --full``: a heading line a paper, then its summary and its warnings, never cut."""
-    console.out.print(Text(f"{venue_id}: {plural(len(records), 'paper')}" + (f" ({status})" if status else "")))
-    for record in records:
+    status, now = listing.status, listing.now
+    console.out.print(Text(listing.title))
+    for record in listing.records:
         current = listed_version(record, status)
         console.out.print()
         if current is None:
@@ -124,8 +133,7 @@ def _print_blocks(
             for failure in record.failures.values():
                 _wrapped(f"failed: {failure.reason}", "red")
             continue
-        twin = twins.get(f"{record.venue}/{record.id}")
-        warnings = shown_warnings(record, current_warnings(settings, record, current), twin)
+        warnings = listing.warnings(record, current)
         heading = [record.id, status_label(record), current.field, ", ".join(current.tags)]
         heading += [f"{len(current.summary)} chars", current.model or current.origin, _age(current.created_at, now)]
         _wrapped(" · ".join(heading), "bold", indent=0)
