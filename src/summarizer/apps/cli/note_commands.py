@@ -15,10 +15,12 @@ from summarizer.core.errors import UsageError
 
 if TYPE_CHECKING:
     from summarizer.core.records import Record
+    from summarizer.core.report import Done
+    from summarizer.core.store import Store
 
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .options import asking_options
-from .reviewing import ApproveSteps, add_show_and_approve, edit_in_editor, reason_option, run_editor
+from .reviewing import ApproveSteps, KindCommands, add_review_commands, edit_in_editor, run_editor
 
 
 def check_batch_flags(batch: bool, no_wait: bool, dry_run: bool = False) -> None:
@@ -102,24 +104,24 @@ def _note_approval(c: Context) -> ApproveSteps:
     return ApproveSteps(lambda store, venue_id: approve_notes(store, venue_id, None), approvable_notes, approve_notes)
 
 
-add_show_and_approve(
-    review_notes,
-    show=("The note's page as Markdown (header and 一句话总结 included), its warnings and its history.", _print_note),
-    approve=("Approve notes for publishing (every named note is checked before any is saved).", _note_approval),
-)
-
-
-@review_notes.command("reject")
-@click.argument("ref", metavar="VENUE/ID")
-@reason_option("note")
-@pass_ctx
-def notes_reject(c: Context, ref: str, reason: str) -> None:
-    """Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched)."""
+def _reject_note(c: Context, store: Store, venue_id: str, paper: str, reason: str) -> Done:
     from summarizer.review.note_actions import reject_note  # start-up: see the module doc
 
-    venue_id, paper = split_ref(ref)
-    with c.locked(venue_id) as store:
-        tell(reject_note(store, venue_id, paper, reason=reason).lines)
+    return reject_note(store, venue_id, paper, reason=reason)
+
+
+add_review_commands(
+    review_notes,
+    KindCommands(
+        kept_with="note",
+        show_help="The note's page as Markdown (header and 一句话总结 included), its warnings and its history.",
+        print_record=_print_note,
+        approve_help="Approve notes for publishing (every named note is checked before any is saved).",
+        approve_steps=_note_approval,
+        reject_help="Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched).",
+        reject=_reject_note,
+    ),
+)
 
 
 @review_notes.command("edit")

@@ -12,10 +12,12 @@ import click
 
 if TYPE_CHECKING:
     from summarizer.core.records import Record
+    from summarizer.core.report import Done
+    from summarizer.core.store import Store
 
 from .context import Context, pass_ctx, split_ref, tell
 from .note_commands import review_notes
-from .reviewing import ApproveSteps, add_show_and_approve, edit_in_editor, reason_option, run_editor
+from .reviewing import ApproveSteps, KindCommands, add_review_commands, edit_in_editor, run_editor
 
 
 @click.group()
@@ -51,24 +53,24 @@ def _summary_approval(c: Context) -> ApproveSteps:
     return ApproveSteps(lambda store, venue_id: approve(c.settings, store, venue_id, None), approvable, approve_records)
 
 
-add_show_and_approve(
-    review,
-    show=("Title, link, abstract and summary side by side, tags, field and history.", _print_paper),
-    approve=("Approve summaries for publishing.", _summary_approval),
-)
-
-
-@review.command("reject")
-@click.argument("ref", metavar="VENUE/ID")
-@reason_option("record")
-@pass_ctx
-def review_reject(c: Context, ref: str, reason: str) -> None:
-    """Reject a paper: it is left off the site and skipped by summarize."""
+def _reject_summary(c: Context, store: Store, venue_id: str, paper: str, reason: str) -> Done:
     from summarizer.review.actions import reject  # start-up: see the module doc
 
-    venue_id, paper = split_ref(ref)
-    with c.locked(venue_id) as store:
-        tell(reject(c.settings, store, venue_id, paper, reason=reason).lines)
+    return reject(c.settings, store, venue_id, paper, reason=reason)
+
+
+add_review_commands(
+    review,
+    KindCommands(
+        kept_with="record",
+        show_help="Title, link, abstract and summary side by side, tags, field and history.",
+        print_record=_print_paper,
+        approve_help="Approve summaries for publishing.",
+        approve_steps=_summary_approval,
+        reject_help="Reject a paper: it is left off the site and skipped by summarize.",
+        reject=_reject_summary,
+    ),
+)
 
 
 @review.command("edit")

@@ -21,42 +21,51 @@ if TYPE_CHECKING:
     from summarizer.core.store import Store
 
 
-def reason_option(what: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--reason TEXT`` (the reviewer's reason for a rejection); ``--note``, its earlier name, still works."""
-    return click.option(
-        "--reason", "--note", "reason", required=True, help=f"Why: kept with the {what} for the next editor."
-    )
+@dataclass(frozen=True)
+class KindCommands:
+    """What ``show``, ``approve`` and ``reject`` need of one kind of reviewed text (summaries, notes).
 
-
-def add_show_and_approve(
-    group: click.Group,
-    *,
-    show: tuple[str, Callable[[Context, Record], None]],
-    approve: tuple[str, Callable[[Context], ApproveSteps]],
-) -> None:
-    """``show VENUE/ID`` and ``approve VENUE/ID... | VENUE --all`` for one kind of reviewed text.
-
-    ``show``: the command's help and what prints the record; ``approve``: the help and, imported when the
-    command runs (so ``--help`` stays quick), the steps ``approve_refs`` takes.
+    The callables import the stage when the command runs, so ``--help`` stays quick.
     """
-    show_help, print_record = show
-    approve_help, steps = approve
+
+    kept_with: str  # what a rejection's reason is kept with: "record", "note"
+    show_help: str
+    print_record: Callable[[Context, Record], None]
+    approve_help: str
+    approve_steps: Callable[[Context], ApproveSteps]
+    reject_help: str
+    reject: Callable[[Context, Store, str, str, str], Done]  # (c, store, venue, paper, reason)
+
+
+def add_review_commands(group: click.Group, kind: KindCommands) -> None:
+    """``show VENUE/ID``, ``approve VENUE/ID... | VENUE --all`` and ``reject VENUE/ID --reason TEXT`` for ``kind``."""
     command = f"{group.name} approve" if group.name == "review" else f"review {group.name} approve"
 
-    @group.command("show", help=show_help)
+    @group.command("show", help=kind.show_help)
     @click.argument("ref", metavar="VENUE/ID")
     @pass_ctx
     def show_command(c: Context, ref: str) -> None:
         venue_id, paper = split_ref(ref)
         c.settings.venue(venue_id)
-        print_record(c, c.store.load(venue_id, paper))
+        kind.print_record(c, c.store.load(venue_id, paper))
 
-    @group.command("approve", help=approve_help)
+    @group.command("approve", help=kind.approve_help)
     @click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
     @click.option("--all", "approve_all", is_flag=True, help="Approve everything of VENUE that waits for review.")
     @pass_ctx
     def approve_command(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
-        approve_refs(c, refs, approve_all, command=command, steps=steps(c))
+        approve_refs(c, refs, approve_all, command=command, steps=kind.approve_steps(c))
+
+    @group.command("reject", help=kind.reject_help)
+    @click.argument("ref", metavar="VENUE/ID")
+    @click.option(  # --note is the reason's earlier name, kept as an alias
+        "--reason", "--note", "reason", required=True, help=f"Why: kept with the {kind.kept_with} for the next editor."
+    )
+    @pass_ctx
+    def reject_command(c: Context, ref: str, reason: str) -> None:
+        venue_id, paper = split_ref(ref)
+        with c.locked(venue_id) as store:
+            tell(kind.reject(c, store, venue_id, paper, reason).lines)
 
 
 @dataclass(frozen=True)
