@@ -10,38 +10,33 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import NoInput, SummarizerError
+from summarizer.core.errors import SummarizerError
 from summarizer.core.paper_text import paper_sections
+from summarizer.core.records import Record, Version
 from summarizer.review.note_actions import note_status_label
 from summarizer.site import MATHJAX_CONFIG, draft_field_page
 
-from .actions import Desk
-from .decisions import KEEP
+from .actions import Desk, Outcome
 from .diff import word_diff
 from .highlight import flagged_tokens, mark_flagged
+from .kind_views import KindViews
 from .note_page import to_html
 from .note_routes import NoteViews
 from .queue import (
-    MAX_BULK_BODY,
-    Filters,
     QueueKind,
-    QueueOrder,
     Row,
     WarningCache,
     load_rows,
-    neighbours,
-    next_location,
-    queue_context,
     warning_choices,
 )
 from .security import MAX_BODY
-from .web import answered, approve_items, int_param, pick_versions, requested_record, web_url
+from .web import answered, web_url
 
 HERE = Path(__file__).resolve().parent
 MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
@@ -49,83 +44,62 @@ MATHJAX_CDN = "https://unpkg.com/mathjax@3/es5/tex-mml-chtml.js"
 DOCUMENT_SHIM = "window.document$ = window.document$ || { subscribe: function () {} };\n"
 
 
-SUMMARIES = QueueKind("summary", "/", "/paper/", "/api/approve-many", "paper")
+class SummaryViews(KindViews):
+    """The desk's summaries: the queue at ``/``, a paper's page, its decisions."""
+
+    KIND = QueueKind("summary", "/", "/paper/", "/api/approve-many", "paper")
+    TEMPLATE = "paper.html"
+    ACTION_API = "/api/action"
+    TOO_LONG = "shorten the text"
+
+    def __init__(self, desk: Desk, templates: Jinja2Templates):
+        super().__init__(desk, templates)
+        self.cache = WarningCache(desk.settings)
+
+    def load_rows(self) -> list[Row]:
+        return load_rows(self.settings, self.desk.store, self.desk.venue_ids, self.cache)
+
+    def warning_choices(self) -> list[tuple[str, str]]:
+        return warning_choices()
+
+    def versions(self, record: Record) -> list[Version]:
+        return record.versions
+
+    def sections(self, record: Record) -> list[Any]:
+        return paper_sections(self.settings, record)
+
+    def text_diff(self, older: Version, newer: Version) -> list[Any]:
+        return word_diff(older.summary, newer.summary)
+
+    def own_context(self, record: Record, row: Row | None) -> dict[str, Any]:
+        current = record.current
+        warnings = row.warnings if row else []
+        return {
+            "summary_parts": mark_flagged(current.summary, flagged_tokens(warnings)) if current else [],
+            "status": row.status if row else "unsummarized",
+            "field": self.settings.field(current.field) if current else None,
+            "fields": self.settings.fields,
+            "warnings": warnings,
+            "note_status": note_status_label(record) if record.notes.current else None,
+        }
+
+    def perform(self, data: dict[str, Any]) -> Outcome:
+        return self.desk.perform(data)
+
+    def approve_many(self, items: list[Any]) -> Outcome:
+        return self.desk.approve_many(items)
 
 
 class DeskApp:
     def __init__(self, settings: Settings, venue_ids: list[str], mathjax_dir: Path | None):
         self.desk = Desk(settings, venue_ids)
         self.settings = settings
-        self.cache = WarningCache(settings)
-        self.order = QueueOrder()
         self.mathjax_src = "/mathjax/tex-mml-chtml.js" if mathjax_dir else MATHJAX_CDN
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
         self.templates.env.globals["mathjax_src"] = self.mathjax_src
         self.templates.env.filters["web_url"] = web_url
+        self.summaries = SummaryViews(self.desk, self.templates)
         self.notes = NoteViews(self.desk, self.templates)
-
-    def rows(self) -> list[Row]:
-        """Every paper with a summary, in the session's order."""
-        return self.order.arrange(load_rows(self.settings, self.desk.store, self.desk.venue_ids, self.cache))
-
-    async def queue(self, request: Request) -> Response:
-        filters = Filters.of(request.query_params)
-        rows = await run_in_threadpool(self.rows)
-        page = int_param(request.query_params.get("page"), 1)
-        context = queue_context(SUMMARIES, self.settings, self.desk, filters, rows, page, warning_choices())
-        return self.templates.TemplateResponse(request, "queue.html", context)
-
-    async def paper(self, request: Request) -> Response:
-        record = await requested_record(self.desk, request)
-        if isinstance(record, Response):
-            return record
-        rows = await run_in_threadpool(self.rows)
-        return self.templates.TemplateResponse(request, "paper.html", self._paper_context(request, record, rows))
-
-    async def next_paper(self, request: Request) -> Response:
-        """After a decision: the next paper the queue's filters keep, in the session's order, else the queue."""
-        ref = f"{request.path_params['venue']}/{request.path_params['paper']}"
-        rows = await run_in_threadpool(self.rows)
-        return RedirectResponse(next_location(SUMMARIES, rows, ref, Filters.of(request.query_params)), status_code=303)
-
-    def _paper_context(self, request: Request, record: Any, rows: list[Row]) -> dict[str, Any]:
-        ref = f"{record.venue}/{record.id}"
-        row = next((r for r in rows if r.ref == ref), None)
-        filters = Filters.of(request.query_params)
-        decided = frozenset(d.ref for d in self.desk.decisions.recent(KEEP) if d.kind == "summary")
-        prev, next_ = neighbours(rows, ref, filters, decided)
-        try:
-            sections = paper_sections(self.settings, record)
-            sections_note = ""
-        except NoInput as exc:
-            sections, sections_note = [], str(exc)
-        numbers = [v.number for v in record.versions]
-        a, b = pick_versions(request, numbers)
-        va, vb = record.version(a) if a else None, record.version(b) if b else None
-        current = record.current
-        warnings = row.warnings if row else []
-        return {
-            "record": record,
-            "ref": ref,
-            "filter_query": filters.query(),
-            "summary_parts": mark_flagged(current.summary, flagged_tokens(warnings)) if current else [],
-            "decided": self.desk.decisions.recent(1),
-            "status": row.status if row else "unsummarized",
-            "current": current,
-            "field": self.settings.field(current.field) if current else None,
-            "fields": self.settings.fields,
-            "warnings": warnings,
-            "sections": sections,
-            "sections_note": sections_note,
-            "prev": prev,
-            "next": next_,
-            "versions": list(reversed(record.versions)),
-            "diff_a": a,
-            "diff_b": b,
-            "diff": word_diff(va.summary, vb.summary) if va and vb else [],
-            "feedback": [v for v in record.versions if v.feedback],
-            "note_status": note_status_label(record) if record.notes.current else None,
-        }
 
     async def preview(self, request: Request) -> Response:
         venue, field = request.path_params["venue"], request.path_params["field"]
@@ -144,13 +118,6 @@ class DeskApp:
         page = re.sub(r"\(\.\./\.\./([A-Za-z0-9_-]+)/([A-Za-z0-9_-]+)/index\.md\)", r"(/preview/\1/\2)", page)
         return to_html(page)  # as the site shows it: the site's Markdown, then its sanitiser
 
-    async def action(self, request: Request) -> Response:
-        return await answered(request, MAX_BODY, "nothing saved", "shorten the text", self.desk.perform)
-
-    async def approve_many(self, request: Request) -> Response:
-        approve = approve_items(self.desk.approve_many)
-        return await answered(request, MAX_BULK_BODY, "nothing approved", "approve fewer papers at a time", approve)
-
     async def undo(self, request: Request) -> Response:
         return await answered(
             request, MAX_BODY, "nothing undone", "undo one decision at a time",
@@ -165,12 +132,8 @@ class DeskApp:
 def create_app(settings: Settings, venue_ids: list[str], *, mathjax_dir: Path | None) -> Starlette:
     desk = DeskApp(settings, venue_ids, mathjax_dir)
     routes = [
-        Route("/", desk.queue),
-        Route("/paper/{venue}/{paper}", desk.paper),
-        Route("/paper/{venue}/{paper}/next", desk.next_paper),
+        *desk.summaries.routes(),
         Route("/preview/{venue}/{field}", desk.preview),
-        Route("/api/action", desk.action, methods=["POST"]),
-        Route("/api/approve-many", desk.approve_many, methods=["POST"]),
         Route("/api/undo", desk.undo, methods=["POST"]),
         *desk.notes.routes(),
         Route("/site/mathjax.js", desk.mathjax_config),
