@@ -183,21 +183,42 @@ class Desk:
         return Outcome(200, {"message": done.lines[0], "paper": decision.page})
 
     def _regen(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
-        """The model is asked with no lock held; the lock is taken to save, if the page's version is still current."""
         feedback = feedback_of(data)
+        record = self.regenerate_unlocked(
+            venue_id,
+            paper,
+            as_seen=lambda: review.require_version(self.store, venue_id, paper, seen.version, status=seen.status),
+            ask=lambda record: ask_again(self.settings, record, feedback=feedback),
+            record_failure=record_failure,
+            save=lambda record, fresh: save_regenerated(self.settings, self.store, record, fresh),
+        )
+        now = record.current
+        return f"{venue_id}/{paper}: version {now.number if now else '?'} written, waiting for review"
+
+    def regenerate_unlocked(
+        self,
+        venue_id: str,
+        paper: str,
+        *,
+        as_seen: Callable[[], Record],
+        ask: Callable[[Record], Any],
+        record_failure: Callable[[Store, str, str, LLMError], None],
+        save: Callable[[Record, Any], object],
+    ) -> Record:
+        """The model is asked with no lock held (a click must not block every command meanwhile); the lock is taken
+        to save, if the page's version (``as_seen`` raises when it is not) is still current; the record as saved."""
         # A stale page pays for no call: checked before asking, and again before saving.
-        record = review.require_version(self.store, venue_id, paper, seen.version, status=seen.status)
+        record = as_seen()
         try:
-            fresh = ask_again(self.settings, record, feedback=feedback)
+            fresh = ask(record)
         except LLMError as exc:
             with self.locked(venue_id):
                 record_failure(self.store, venue_id, paper, exc)
             raise
         with self.locked(venue_id):
-            record = review.require_version(self.store, venue_id, paper, seen.version, status=seen.status)
-            save_regenerated(self.settings, self.store, record, fresh)
-        now = record.current
-        return f"{venue_id}/{paper}: version {now.number if now else '?'} written, waiting for review"
+            record = as_seen()
+            save(record, fresh)
+        return record
 
     def _edit(self, venue_id: str, paper: str, data: dict[str, Any]) -> str:
         summary = str(data.get("summary") or "")

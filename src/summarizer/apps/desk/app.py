@@ -47,14 +47,10 @@ DOCUMENT_SHIM = "window.document$ = window.document$ || { subscribe: function ()
 class SummaryViews(KindViews):
     """The desk's summaries: the queue at ``/``, a paper's page, its decisions."""
 
-    KIND = QueueKind("summary", "/", "/paper/", "/api/approve-many", "paper")
-    TEMPLATE = "paper.html"
-    ACTION_API = "/api/action"
-    TOO_LONG = "shorten the text"
-
-    def __init__(self, desk: Desk, templates: Jinja2Templates):
-        super().__init__(desk, templates)
-        self.cache = WarningCache(desk.settings)
+    KIND = QueueKind(
+        "summary", "/", "/paper/", "/api/approve-many", "paper", "paper.html", "/api/action", "shorten the text"
+    )
+    WARNING_CACHE = WarningCache
 
     def load_rows(self) -> list[Row]:
         return load_rows(self.settings, self.desk.store, self.desk.venue_ids, self.cache)

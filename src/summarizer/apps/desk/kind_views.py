@@ -15,6 +15,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
+from summarizer.core.config import Settings
 from summarizer.core.errors import NoInput
 from summarizer.core.records import Record
 
@@ -29,15 +30,14 @@ class KindViews(ABC):
     """The routes of one kind; a subclass names the kind and fills in its parts."""
 
     KIND: QueueKind
-    TEMPLATE: str  # the item's page
-    ACTION_API: str  # where its page posts a decision
-    TOO_LONG: str  # what to do when a decision's body is over the limit
+    WARNING_CACHE: Callable[[Settings], Any]  # each item's warnings, kept until its record changes
 
     def __init__(self, desk: Desk, templates: Jinja2Templates):
         self.desk = desk
         self.settings = desk.settings
         self.templates = templates
         self.order = QueueOrder()
+        self.cache = self.WARNING_CACHE(desk.settings)
 
     # -- what each kind says ----------------------------------------------------------------------
     @abstractmethod
@@ -83,7 +83,7 @@ class KindViews(ABC):
             Route(queue, self.queue),
             Route(item + "{venue}/{paper}", self.item),
             Route(item + "{venue}/{paper}/next", self.next_item),
-            Route(self.ACTION_API, self.action, methods=["POST"]),
+            Route(self.KIND.action_api, self.action, methods=["POST"]),
             Route(self.KIND.bulk_api, self.bulk_approve, methods=["POST"]),
         ]
 
@@ -105,7 +105,7 @@ class KindViews(ABC):
             return record
         rows = await run_in_threadpool(self.rows)
         context = await run_in_threadpool(self.context, request, record, rows)
-        return self.templates.TemplateResponse(request, self.TEMPLATE, context)
+        return self.templates.TemplateResponse(request, self.KIND.template, context)
 
     async def next_item(self, request: Request) -> Response:
         """After a decision: the next item the queue's filters keep, in the session's order, else the queue."""
@@ -146,7 +146,7 @@ class KindViews(ABC):
         }
 
     async def action(self, request: Request) -> Response:
-        return await answered(request, MAX_BODY, "nothing saved", self.TOO_LONG, self.perform)
+        return await answered(request, MAX_BODY, "nothing saved", self.KIND.too_long, self.perform)
 
     async def bulk_approve(self, request: Request) -> Response:
         approve: Callable[[dict[str, Any]], Outcome] = approve_items(self.approve_many)

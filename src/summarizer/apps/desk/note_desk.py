@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarizer.core.errors import LLMError, Problems, SummaryRejected, UsageError
+from summarizer.core.errors import Problems, SummaryRejected, UsageError
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.records import Record
 from summarizer.review import note_actions as notes
@@ -72,19 +72,15 @@ class NoteDesk:
         return f"saved the note of {record.venue}/{record.id} version {number} (human), waiting for review"
 
     def _regen(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
-        """The model writes with no lock held; the lock is taken to save, if the page's note is still current."""
         feedback = feedback_of(data)
         desk = self.desk
-        # A stale page pays for no call: checked before asking, and again before saving.
-        record = NOTE.as_seen(desk.store, venue_id, paper, seen)
-        try:
-            fresh = ask_note_again(desk.settings, record, feedback=feedback)
-        except LLMError as exc:
-            with desk.locked(venue_id):
-                record_note_failure(desk.store, venue_id, paper, exc)
-            raise
-        with desk.locked(venue_id):
-            record = NOTE.as_seen(desk.store, venue_id, paper, seen)
-            save_regenerated_note(desk.settings, desk.store, record, fresh)
+        record = desk.regenerate_unlocked(
+            venue_id,
+            paper,
+            as_seen=lambda: NOTE.as_seen(desk.store, venue_id, paper, seen),
+            ask=lambda record: ask_note_again(desk.settings, record, feedback=feedback),
+            record_failure=record_note_failure,
+            save=lambda record, fresh: save_regenerated_note(desk.settings, desk.store, record, fresh),
+        )
         now = record.notes.current
         return f"{venue_id}/{paper}: note version {now.number if now else '?'} written, waiting for review"

@@ -7,9 +7,8 @@ just-decided list, undo, body limits and gate; the work is ``note_desk``'s.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
-
-from starlette.templating import Jinja2Templates
 
 from summarizer.core.note_flags import current_note_warnings
 from summarizer.core.paper_text import note_sections
@@ -17,7 +16,7 @@ from summarizer.core.records import NoteVersion, Record
 from summarizer.review.actions import status_label
 from summarizer.review.note_actions import note_status_label
 
-from .actions import Desk, Outcome
+from .actions import Outcome
 from .diff import line_diff
 from .kind_views import KindViews
 from .note_desk import NoteDesk
@@ -29,15 +28,21 @@ from .queue import QueueKind, Row
 class NoteViews(KindViews):
     """The desk's notes: their queue at ``/notes``, a note's page, its decisions."""
 
-    KIND = QueueKind("note", "/notes", "/note/", "/api/note-approve-many", "note")
-    TEMPLATE = "note.html"
-    ACTION_API = "/api/note-action"
-    TOO_LONG = "shorten the note"
+    KIND = QueueKind(
+        "note",
+        "/notes",
+        "/note/",
+        "/api/note-approve-many",
+        "note",
+        "note.html",
+        "/api/note-action",
+        "shorten the note",
+    )
+    WARNING_CACHE = NoteWarningCache
 
-    def __init__(self, desk: Desk, templates: Jinja2Templates):
-        super().__init__(desk, templates)
-        self.notes = NoteDesk(desk)
-        self.cache = NoteWarningCache(desk.settings)
+    @functools.cached_property
+    def notes(self) -> NoteDesk:
+        return NoteDesk(self.desk)
 
     def load_rows(self) -> list[Row]:
         return load_note_rows(self.desk.store, self.desk.venue_ids, self.cache)

@@ -232,13 +232,17 @@ class Page:
 
 @dataclass(frozen=True)
 class QueueKind:
-    """What a queue page lists (summaries or notes): its address, its items' address and its bulk action."""
+    """One kind of reviewed text on the desk (summaries or notes): its queue's address, its items' address and
+    page, where a decision and a bulk approve are posted, and what to say when a decision is too long."""
 
     kind: str
     queue_path: str
     item_path: str
     bulk_api: str
     noun: str
+    template: str
+    action_api: str
+    too_long: str
 
 
 def next_location(kind: QueueKind, rows: list[Row], ref: str, filters: Filters) -> str:
