@@ -98,7 +98,7 @@ def test_the_browser_the_desk_opens_lands_on_the_queue_and_acts(project: Project
     assert project.store().load(venue, paper).status == "approved"
 
 
-def test_reject_asks_for_a_note(project: Project, browser: Any) -> None:
+def test_reject_asks_for_a_reason(project: Project, browser: Any) -> None:
     write_workspace(project)
     with desk(project, VENUE) as running, new_page(browser) as page:
         page.goto(running.url)
@@ -106,7 +106,7 @@ def test_reject_asks_for_a_note(project: Project, browser: Any) -> None:
         page.keyboard.press("r")
         page.click("#reject-form button[type=submit]")
         page.wait_for_selector("#reject-form .errors li")
-        assert "note" in (page.text_content("#reject-form .errors") or "")
+        assert "reason" in (page.text_content("#reject-form .errors") or "")
         page.fill("#reject-form textarea[name=note]", "不属于本会议")
         page.keyboard.press("Control+Enter")  # submits the form being typed in, and the next paper opens
         page.wait_for_selector(f"main#paper:not([data-paper='{VENUE}/2601.10009'])")
