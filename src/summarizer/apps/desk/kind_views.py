@@ -128,6 +128,7 @@ class KindViews(ABC):
         by_number = {v.number: v for v in versions}
         va, vb = by_number.get(a) if a else None, by_number.get(b) if b else None
         return {
+            "kind": self.KIND,
             "record": record,
             "ref": ref,
             "filter_query": filters.query(),
