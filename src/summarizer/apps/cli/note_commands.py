@@ -93,35 +93,27 @@ def notes_list(c: Context, venue_id: str, status: str | None) -> None:
 
 
 def _print_note(c: Context, record: Record) -> None:
+    """The note's page as Markdown (header and 一句话总结 included), its warnings and its history."""
     from .note_views import print_note  # start-up: see the module doc
 
     print_note(c.settings, record)
 
 
 def _note_approval(c: Context) -> ApproveSteps:
+    """Approve notes for publishing (every named note is checked before any is saved)."""
     from summarizer.review.note_actions import approvable_notes, approve_notes  # start-up: see the module doc
 
     return ApproveSteps(lambda store, venue_id: approve_notes(store, venue_id, None), approvable_notes, approve_notes)
 
 
 def _reject_note(c: Context, store: Store, venue_id: str, paper: str, reason: str) -> Done:
+    """Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched)."""
     from summarizer.review.note_actions import reject_note  # start-up: see the module doc
 
     return reject_note(store, venue_id, paper, reason=reason)
 
 
-add_review_commands(
-    review_notes,
-    KindCommands(
-        kept_with="note",
-        show_help="The note's page as Markdown (header and 一句话总结 included), its warnings and its history.",
-        print_record=_print_note,
-        approve_help="Approve notes for publishing (every named note is checked before any is saved).",
-        approve_steps=_note_approval,
-        reject_help="Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched).",
-        reject=_reject_note,
-    ),
-)
+add_review_commands(review_notes, KindCommands("note", _print_note, _note_approval, _reject_note))
 
 
 @review_notes.command("edit")

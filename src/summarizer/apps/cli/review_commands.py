@@ -42,35 +42,27 @@ def review_list(c: Context, venue_id: str, status: str | None, full: bool) -> No
 
 
 def _print_paper(c: Context, record: Record) -> None:
+    """Title, link, abstract and summary side by side, tags, field and history."""
     from .views import print_paper  # start-up: see the module doc
 
     print_paper(c.settings, record)
 
 
 def _summary_approval(c: Context) -> ApproveSteps:
+    """Approve summaries for publishing."""
     from summarizer.review.actions import approvable, approve, approve_records  # start-up: see the module doc
 
     return ApproveSteps(lambda store, venue_id: approve(c.settings, store, venue_id, None), approvable, approve_records)
 
 
 def _reject_summary(c: Context, store: Store, venue_id: str, paper: str, reason: str) -> Done:
+    """Reject a paper: it is left off the site and skipped by summarize."""
     from summarizer.review.actions import reject  # start-up: see the module doc
 
     return reject(c.settings, store, venue_id, paper, reason=reason)
 
 
-add_review_commands(
-    review,
-    KindCommands(
-        kept_with="record",
-        show_help="Title, link, abstract and summary side by side, tags, field and history.",
-        print_record=_print_paper,
-        approve_help="Approve summaries for publishing.",
-        approve_steps=_summary_approval,
-        reject_help="Reject a paper: it is left off the site and skipped by summarize.",
-        reject=_reject_summary,
-    ),
-)
+add_review_commands(review, KindCommands("record", _print_paper, _summary_approval, _reject_summary))
 
 
 @review.command("edit")

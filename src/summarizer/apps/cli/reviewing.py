@@ -25,15 +25,13 @@ if TYPE_CHECKING:
 class KindCommands:
     """What ``show``, ``approve`` and ``reject`` need of one kind of reviewed text (summaries, notes).
 
-    The callables import the stage when the command runs, so ``--help`` stays quick.
+    Each callable's docstring is its command's help; it imports the stage when the command runs, so ``--help``
+    stays quick.
     """
 
     kept_with: str  # what a rejection's reason is kept with: "record", "note"
-    show_help: str
-    print_record: Callable[[Context, Record], None]
-    approve_help: str
+    show: Callable[[Context, Record], None]
     approve_steps: Callable[[Context], ApproveSteps]
-    reject_help: str
     reject: Callable[[Context, Store, str, str, str], Done]  # (c, store, venue, paper, reason)
 
 
@@ -41,22 +39,22 @@ def add_review_commands(group: click.Group, kind: KindCommands) -> None:
     """``show VENUE/ID``, ``approve VENUE/ID... | VENUE --all`` and ``reject VENUE/ID --reason TEXT`` for ``kind``."""
     command = f"{group.name} approve" if group.name == "review" else f"review {group.name} approve"
 
-    @group.command("show", help=kind.show_help)
+    @group.command("show", help=kind.show.__doc__)
     @click.argument("ref", metavar="VENUE/ID")
     @pass_ctx
     def show_command(c: Context, ref: str) -> None:
         venue_id, paper = split_ref(ref)
         c.settings.venue(venue_id)
-        kind.print_record(c, c.store.load(venue_id, paper))
+        kind.show(c, c.store.load(venue_id, paper))
 
-    @group.command("approve", help=kind.approve_help)
+    @group.command("approve", help=kind.approve_steps.__doc__)
     @click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
     @click.option("--all", "approve_all", is_flag=True, help="Approve everything of VENUE that waits for review.")
     @pass_ctx
     def approve_command(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
         approve_refs(c, refs, approve_all, command=command, steps=kind.approve_steps(c))
 
-    @group.command("reject", help=kind.reject_help)
+    @group.command("reject", help=kind.reject.__doc__)
     @click.argument("ref", metavar="VENUE/ID")
     @click.option(  # --note is the reason's earlier name, kept as an alias
         "--reason", "--note", "reason", required=True, help=f"Why: kept with the {kind.kept_with} for the next editor."
