@@ -35,10 +35,10 @@ from pathlib import Path
 import yaml
 
 from summarizer.apps.demo.stand_ins import load_papers
+from summarizer.apps.evaluate.against import evaluate, evaluate_venue, tag_settings, text_for_checks
 from summarizer.apps.evaluate.metrics import Lengths, field_scores, number_check, tag_recall
 from summarizer.apps.evaluate.reference import ReferenceLine
 from summarizer.apps.evaluate.results import Evaluation
-from summarizer.apps.evaluate.run import evaluate, evaluate_venue, tag_settings, text_for_checks
 from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store

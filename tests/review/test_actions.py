@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import Project, summary_text
-from summarizer.apps.desk.actions import Desk
+from summarizer.apps.desk.desk import Desk
 from summarizer.core.records import Record
 from summarizer.review import actions as review
 

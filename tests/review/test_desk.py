@@ -13,7 +13,7 @@ import requests
 
 from conftest import Project, RunCli
 from desk_workspace import INVENTED, KEY_META, PAPERS, VENUE, XSS_TITLE, desk, session, write_workspace
-from summarizer.apps.desk.actions import Desk
+from summarizer.apps.desk.desk import Desk
 from summarizer.apps.desk.diff import word_diff
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from conftest import Project
 from desk_workspace import INVENTED, PAPERS, VENUE, desk, session, write_workspace
-from summarizer.apps.desk.actions import Desk, Outcome
+from summarizer.apps.desk.desk import Desk, Outcome
 from summarizer.apps.desk.queue import PAGE_SIZE
 from summarizer.core import locks
 from summarizer.review import actions as review

@@ -17,7 +17,7 @@ from conftest import Project, RunCli
 from desk_workspace import desk, session
 from fetched_venue import VENUE, paper_id
 from notes_venue import write_approved_venue
-from summarizer.apps.desk.actions import Desk, Outcome
+from summarizer.apps.desk.desk import Desk, Outcome
 from summarizer.apps.desk.note_desk import NoteDesk
 from summarizer.core import locks
 from summarizer.core.store import Store

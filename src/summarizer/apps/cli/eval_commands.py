@@ -74,7 +74,7 @@ def evaluate(
     elif reference is None:
         raise UsageError("eval needs --against REFERENCE.jsonl, or --compare A B")
     else:
-        from summarizer.apps.evaluate.run import evaluate_venue  # start-up: see the module doc
+        from summarizer.apps.evaluate.against import evaluate_venue  # start-up: see the module doc
 
         report = evaluate_venue(
             c.settings,

@@ -22,7 +22,7 @@ from summarizer.core.records import Record, Version
 from summarizer.review.note_actions import note_status_label
 from summarizer.site import MATHJAX_CONFIG, draft_field_page
 
-from .actions import Desk, Outcome
+from .desk import Desk, Outcome
 from .diff import word_diff
 from .highlight import flagged_tokens, mark_flagged
 from .kind_views import KindViews

@@ -19,8 +19,8 @@ from summarizer.core.config import Settings
 from summarizer.core.errors import NoInput
 from summarizer.core.records import Record
 
-from .actions import Desk, Outcome
 from .decisions import KEEP
+from .desk import Desk, Outcome
 from .queue import MAX_BULK_BODY, Filters, QueueKind, QueueOrder, Row, neighbours, next_location, queue_context
 from .security import MAX_BODY
 from .web import answered, approve_items, int_param, pick_versions, requested_record

@@ -17,7 +17,7 @@ from summarizer.core.records import Record
 from summarizer.review import note_actions as notes
 from summarizer.summarize.notes import ask_note_again, record_note_failure, save_regenerated_note
 
-from .actions import NOTE, Desk, Outcome, Seen, answer, feedback_of, reason_of
+from .desk import NOTE, Desk, Outcome, Seen, answer, feedback_of, reason_of
 
 
 class NoteDesk:

@@ -16,7 +16,7 @@ from summarizer.core.records import NoteVersion, Record
 from summarizer.review.actions import status_label
 from summarizer.review.note_actions import note_status_label
 
-from .actions import Outcome
+from .desk import Outcome
 from .diff import line_diff
 from .kind_views import KindViews
 from .note_desk import NoteDesk

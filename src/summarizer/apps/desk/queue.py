@@ -24,7 +24,7 @@ from summarizer.core.records import Record
 from summarizer.core.store import ParsedRecords, Store
 from summarizer.review.actions import status_label
 
-from .actions import Desk
+from .desk import Desk
 
 QUEUE_STATUSES = ("draft", "approved*")
 STATUS_FILTERS = ("review", "draft", "approved*", "approved", "rejected", "all")

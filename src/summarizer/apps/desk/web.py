@@ -16,7 +16,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from summarizer.core.errors import SummarizerError
 from summarizer.core.records import Record
 
-from .actions import Desk, Outcome
+from .desk import Desk, Outcome
 
 
 def int_param(value: str | None, default: int) -> int:

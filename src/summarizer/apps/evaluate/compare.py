@@ -27,12 +27,12 @@ from summarizer.core.store import Store
 from summarizer.core.usage import Usage
 from summarizer.summarize.trial import TrialAnswer, answer_without_saving
 
+from .against import tag_settings, text_for_checks
 from .compare_pages import comparison_html, comparison_markdown, differences_html
 from .configs import load_configuration
 from .metrics import Cost
 from .reference import ReferenceLine, Trust, match, read_reference
 from .results import Arm, Comparison
-from .run import tag_settings, text_for_checks
 from .scoring import Scored, scorecard
 
 

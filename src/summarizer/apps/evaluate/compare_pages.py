@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .charts import bars_svg
 from .html import e, md, md_table, metric, page, pct, table
-from .pages import length_charts
+from .report_pages import length_charts
 from .scoring import Scorecard
 
 if TYPE_CHECKING:

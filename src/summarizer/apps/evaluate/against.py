@@ -22,8 +22,8 @@ from summarizer.core.report import Report
 from summarizer.core.store import Store
 
 from .metrics import consistency
-from .pages import evaluation_html, evaluation_markdown
 from .reference import TRUST_RULES, Matched, Trust, match, read_reference
+from .report_pages import evaluation_html, evaluation_markdown
 from .results import Evaluation
 from .scoring import Scored, reference_items, scorecard
 
