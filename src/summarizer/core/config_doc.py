@@ -140,11 +140,11 @@ def reference_markdown() -> str:
         "naming it. `venues[].source(list).path` is the `path` of a venue whose source has `type: list`.",
     ]
     for key in keys():
-        if "." not in key.path:
+        top = "." not in key.path
+        if top:
             lines += ["", f"## `{key.path}`", "", key.description, "", "| key | type | default | description |"]
             lines.append("| --- | --- | --- | --- |")
-            if not key.section:
-                lines.append(f"| `{key.path}` | {_cell(key.type)} | | {_cell(key.description)} |")
+        if top and key.section:
             continue
         default = "required" if key.required else (f"`{_cell(key.default)}`" if key.default else "")
         lines.append(f"| `{key.path}` | {_cell(key.type)} | {default} | {_cell(key.description)} |")
