@@ -66,6 +66,7 @@ def project(root: Path, base_url: str, arxiv_url: str, max_attempts: int) -> Set
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(DEMO / "venues", root / "venues")
     config = yaml.safe_load((DEMO / "config.yaml").read_text("utf-8"))
+    config.pop("stand_ins")  # the real model answers here, not the demo's recorded replays
     config["llm"] = {
         "base_url": base_url,
         "model": MODEL_NAME,

@@ -14,9 +14,9 @@ import requests
 import urllib3
 
 from conftest import Project, RunCli
+from stand_ins.static_site import StaticSite
 from summarizer.fetch.net import Deadline, _read_capped
 from summarizer.testing.pdfs import paper_pdf
-from summarizer.testing.static_site import StaticSite
 
 TITLES = [
     "Sparse Attention for Long Context Language Models",

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import Project, RunCli
+from stand_ins.static_site import StaticSite
 from summarizer.core.errors import SourceError
 from summarizer.fetch.sources.pmlr import parse_citeproc
-from summarizer.testing.static_site import StaticSite
 
 PAPER = "- id: lovelace26a\n  title: Analytical Engines Revisited\n  author:\n  - {given: Ada, family: Lovelace}\n"
 # A paper whose title is nine of nine of … "lol": 9**6 = 531,441 of them (the report's file went to 9**9).

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, RunCli, summary_text
-from summarizer.testing.fake_openreview import FakeNote, FakeOpenReview, venue_notes
+from stand_ins.fake_openreview import FakeNote, FakeOpenReview, venue_notes
 from summarizer.testing.pdfs import paper_pdf
 
 VENUE_ID = "ICLR.cc/2026/Conference"

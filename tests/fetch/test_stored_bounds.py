@@ -13,11 +13,11 @@ import pytest
 import yaml
 
 from conftest import Project, RunCli, summary_text
+from stand_ins.static_site import StaticSite
 from summarizer.core import limits
 from summarizer.core.bounds import check_title, check_url, fit_title, fit_url
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.pdfs import paper_pdf
-from summarizer.testing.static_site import StaticSite
 
 LONG_ABSTRACT = "We study sparse attention for long documents and report what we find. " * 360  # ~25,000
 LONG_TITLE = "A Paper Not on arXiv Whose Title Runs On " + "and On " * 26  # a list line over 200 characters

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import Project, RunCli
+from stand_ins.static_site import StaticSite
 from summarizer.core.config_file import load_settings
 from summarizer.fetch.net import PoliteHTTP
 from summarizer.fetch.sources import virtual_site
@@ -18,7 +19,6 @@ from summarizer.fetch.sources.arxiv_query import acceptance
 from summarizer.fetch.sources.base import SourceContext
 from summarizer.testing.fake_arxiv import FakeArxiv, FakePaper
 from summarizer.testing.pdfs import paper_pdf
-from summarizer.testing.static_site import StaticSite
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
 CONTACT = "digests@example.org"

@@ -64,6 +64,7 @@ def folder(tmp_path_factory: pytest.TempPathFactory, real_server: RecordingProxy
     demo = REPO / "examples" / "demo"
     shutil.copytree(demo / "venues", root / "venues")
     config = yaml.safe_load((demo / "config.yaml").read_text("utf-8"))
+    config.pop("stand_ins")  # the real model answers here, not the demo's recorded replays
     config["llm"] = {
         "base_url": real_server.base_url,
         "model": MODEL_NAME,

@@ -293,6 +293,10 @@ class Settings(Section):
     """The fields (the sections of the site): at least one."""
     tags: TagSettings = Field(default_factory=TagSettings)
     """The tag vocabulary and its aliases."""
+    stand_ins: Literal["none", "demo"] = "none"
+    """Who answers for arXiv and the model provider: `none`, the hosts this file names; `demo`, the demo's offline
+    loopback stand-ins, which serve the fictional papers of the `papers.yaml` beside this file and replay their
+    recorded answers, with no key (the demo's own config says `demo`; a project of your own keeps `none`)."""
 
     # Where the file came from, and the moved keys it still uses; not keys of the file.
     _config_file: Path = PrivateAttr(default=Path(DEFAULT_CONFIG_NAME))

@@ -140,11 +140,11 @@ def reference_markdown() -> str:
         "naming it. `venues[].source(list).path` is the `path` of a venue whose source has `type: list`.",
     ]
     for key in keys():
-        if "." not in key.path:
+        top = "." not in key.path
+        if top:
             lines += ["", f"## `{key.path}`", "", key.description, "", "| key | type | default | description |"]
             lines.append("| --- | --- | --- | --- |")
-            if not key.section:
-                lines.append(f"| `{key.path}` | {_cell(key.type)} | | {_cell(key.description)} |")
+        if top and key.section:
             continue
         default = "required" if key.required else (f"`{_cell(key.default)}`" if key.default else "")
         lines.append(f"| `{key.path}` | {_cell(key.type)} | {default} | {_cell(key.description)} |")
@@ -152,9 +152,13 @@ def reference_markdown() -> str:
 
 
 def section_yaml(name: str, overrides: dict[str, Any] | None = None) -> str:
-    """A top-level section at its defaults (``overrides`` by key path), each key under its description."""
+    """A top-level section at its defaults (``overrides`` by key path), each key under its description; a
+    top-level key that is no section, its one line under its description."""
     overrides = overrides or {}
     section = next(k for k in keys() if k.path == name)
+    if not section.section:  # a top-level key of its own (``stand_ins``): one line under its description
+        value = yaml_value(overrides[name]) if name in overrides else section.default
+        return f"# {section.description}\n{name}: {value}\n"
     lines = [f"# {section.description}", f"{name}:"]
     absent: list[str] = []  # optional sections, written as null: their keys are not written
     for key in keys():

@@ -95,11 +95,12 @@ class Context:
         )
 
     def reaching_out(self) -> contextlib.AbstractContextManager[bool]:
-        """For a command that reaches arXiv or the model: in a demo folder, the demo's offline stand-ins answer
-        instead (``apps.demo.stand_ins``), for as long as the block runs; yields whether they do."""
+        """For a command that reaches arXiv or the model: when the config chooses the demo's offline stand-ins
+        (``stand_ins: demo``), they answer instead (``apps.demo.stand_ins``), for as long as the block runs;
+        yields whether they do."""
         from summarizer.apps.demo.stand_ins import in_demo_folder  # start-up: see the module doc
 
-        return in_demo_folder(self.settings, console.info)
+        return in_demo_folder(self.settings, console.info, console.warn)
 
     def site_locked(self, *, drafts: bool) -> contextlib.AbstractContextManager[Path]:
         """The lock of ``outputs/site`` (``outputs/preview`` with ``drafts``): one build of a folder at a time."""

@@ -68,7 +68,7 @@ SAMPLE_LIST = """\
 1706.03762
 2501.12948
 """
-DEFAULT_SECTIONS = ("arxiv", "openreview", "http", "extract", "notes", "site")
+DEFAULT_SECTIONS = ("arxiv", "openreview", "http", "extract", "notes", "site", "stand_ins")
 # `init --local`: a model served on this machine (README, "A local model"): llama-cpp-python's server or
 # llama.cpp's llama-server on port 8080, one request at a time (a CPU serves one answer at a time anyway),
 # minutes allowed per answer, no price.  The server asks for no key; the variable only has to be set.

@@ -22,7 +22,9 @@ folder of its own (``./summarizer-demo/`` unless ``--dir`` says otherwise): on
 first use the config, paper list and venue lists are copied there, and the
 records, caches and site are written beside them — never into the installed
 package.  A folder that already holds a demo (``examples/demo`` itself, or an
-earlier run) is used as it is, so a second run costs nothing.
+earlier run) is used as it is, so a second run costs nothing.  The copied
+``config.yaml`` says ``stand_ins: demo``: that setting, not the files, gives the
+demo's next commands their stand-ins (``stand_ins``).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from summarizer.review.actions import approve
 from summarizer.review.note_actions import approve_notes
 
 from .closing import closing_note
-from .stand_ins import REPLAY_LATENCY_S, load_papers, stand_ins
+from .stand_ins import DEMO_SETTING, REPLAY_LATENCY_S, demo_papers, stand_ins
 
 DEFAULT_DIR = Path("summarizer-demo")
 # What a demo folder is made of (examples/demo may also hold the outputs and caches of earlier runs).
@@ -160,7 +162,15 @@ def run_demo(folder: Path | None = None, *, batch: bool = False) -> None:
     """
     folder = prepare_folder(folder or DEFAULT_DIR)
     settings = load_settings(folder / "config.yaml")
-    papers = load_papers(folder / "papers.yaml")
+    papers = demo_papers(settings)
+    if papers is None:
+        # The commands its closing lines print get the stand-ins only from the setting: without it they would
+        # reach the real hosts, so the demo asks for the line rather than run a loop that breaks at its next step.
+        raise UsageError(
+            f"{os.path.relpath(settings.config_file)} does not choose the demo's offline stand-ins: add the line "
+            f"`{DEMO_SETTING}` to it (a demo folder made before the setting lacks it), or give the demo a new "
+            "folder with --dir PATH"
+        )
     left = {f"{p.venue}/{p.paper.arxiv_id}" for p in papers if p.left_for_review}
     notes_left = {f"{p.venue}/{p.paper.arxiv_id}" for p in papers if p.note_left_for_review}
     store = Store(settings.outputs_dir)

@@ -19,7 +19,7 @@ import threading
 import time
 from urllib.parse import urlsplit
 
-from .loopback import QuietHandler, StandIn
+from summarizer.testing.loopback import QuietHandler, StandIn
 
 
 class StaticSite(StandIn):

@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .loopback import QuietHandler, StandIn
-from .pdfs import paper_pdf
+from summarizer.testing.loopback import QuietHandler, StandIn
+from summarizer.testing.pdfs import paper_pdf
 
 CHALLENGE_HTML = (
     b"<!DOCTYPE html><html><head><title>Just a moment...</title></head>"
