@@ -68,7 +68,7 @@ CORE_ONLY = textwrap.dedent(
     for name in {optional!r}:
         sys.modules[name] = None  # as if not installed: `import name` raises ImportError
     import summarizer
-    desk = ("app", "security", "note_routes", "web")  # the desk's pages and routes: the [desk] extra
+    desk = ("app", "kind_views", "security", "note_routes", "web")  # the desk's pages and routes: the [desk] extra
     skipped = ("summarizer.__main__", *("summarizer.apps.desk." + name for name in desk))
     for info in pkgutil.walk_packages(summarizer.__path__, "summarizer."):
         if info.name not in skipped:  # __main__ runs the program
