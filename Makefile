@@ -3,7 +3,7 @@
 # desk, and MkDocs to serve the site it writes); the tests add the dev tools and every extra ([dev] pulls
 # [all]), and the browser tests need Chromium and its fonts: `make browser-deps`.
 # `make test` leaves the slow tests (browsers, killed subprocesses, the wheel) to `make test-all`,
-# which is what CI runs.
+# which is what CI runs; it spreads the rest over every core (pytest-xdist).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -37,7 +37,7 @@ demo: $(STAMP)
 	$(BIN)/summarizer demo --dir examples/demo
 
 test: $(DEV_STAMP)
-	$(BIN)/python -m pytest -m "not slow"
+	$(BIN)/python -m pytest -m "not slow" -n auto
 
 # Browser tests (tests/browser.py) skip with a hint when Chromium or MathJax is missing,
 # and fail under CI=true; .ci/run calls browser-deps first.
