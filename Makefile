@@ -87,9 +87,11 @@ $(LOCAL_VENV)/.installed:
 bench-local: $(DEV_STAMP) local-model
 	$(BIN)/python benchmarks/bench_local.py $(MODEL) --papers $(or $(PAPERS),3)
 
-# docs/config.md from the settings models (tests/core/test_config_doc.py fails when it is stale).
+# docs/config.md from the settings models and docs/commands.md from the commands' click definitions
+# (tests/core/test_config_doc.py and tests/cli/test_docs.py fail when either is stale).
 docs: $(STAMP)
 	$(BIN)/python -c "import pathlib, summarizer.core.config_doc as d; pathlib.Path(d.DOC_PATH).write_text(d.reference_markdown(), encoding='utf-8')"
+	$(BIN)/python -c "import pathlib, summarizer.apps.cli as c, summarizer.apps.cli.reference as r; pathlib.Path(r.DOC_PATH).write_text(r.reference_markdown(c.cli), encoding='utf-8')"
 
 clean:
 	rm -rf $(VENV) cache outputs examples/demo/cache examples/demo/outputs summarizer-demo

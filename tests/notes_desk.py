@@ -73,7 +73,7 @@ def write_notes_workspace(project: Project, cli: RunCli, base_url: str) -> None:
 
 
 def note_to_picture(store: Store, venue_ids: list[str]) -> str | None:
-    """The note the README pictures: one waiting for review, the most suspicious first (else any note)."""
+    """The note docs/review.md pictures: one waiting for review, the most suspicious first (else any note)."""
     records = [r for v in venue_ids for r in store.records(v) if r.notes.current is not None and r.approved]
     records.sort(key=lambda r: (not r.notes.needs_review, -suspicion_score(r.notes.current.warnings), r.venue, r.id))  # type: ignore[union-attr]
     return f"{records[0].venue}/{records[0].id}" if records else None
@@ -82,7 +82,7 @@ def note_to_picture(store: Store, venue_ids: list[str]) -> str | None:
 def picture_note_view(page: Any, base: str, ref: str, folder: Path, name: str = "note.png") -> Path:
     """The note's page as the editor meets it, on to its first section with a warning (`w`), pictured.
 
-    With DESK_SCREENSHOTS=examples/desk this is the README's picture of the note view.
+    With DESK_SCREENSHOTS=examples/desk this is docs/review.md's picture of the note view.
     """
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{base}/note/{ref}")

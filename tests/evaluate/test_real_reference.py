@@ -1,7 +1,7 @@
 """Real reference text: the 37 notes of the reference site in ../shared/fixtures/real/notes, turned into a reference
 and records by examples/eval/notes_to_reference.py, then scored.  Each figure of the report equals one worked out
 here from the converter's output; the house length (core/limits.py) holds for these one-liners as it did for all
-3,484; and the number check's false-positive rate on them is the figure the README states."""
+3,484; and the number check's false-positive rate on them is the figure docs/evaluation.md states."""
 
 from __future__ import annotations
 

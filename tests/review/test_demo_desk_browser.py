@@ -1,6 +1,6 @@
 """The editor's loop on the demo, as a newcomer meets it: `make demo`, then the desk its closing line starts.
 
-The README's pictures of the desk are taken here, from the demo (DESK_SCREENSHOTS=examples/desk; Chinese and emoji
+docs/review.md's pictures of the desk are taken here, from the demo (DESK_SCREENSHOTS=examples/desk; Chinese and emoji
 fonts installed: fonts-noto-cjk, fonts-noto-color-emoji); the note view's (note.png) once the demo has notes.
 
 No API key and no network: the desk process gets a dead proxy for anything but 127.0.0.1, the browser may

@@ -2,7 +2,7 @@
 
 Each test starts `summarizer review serve ICLR2026 --no-browser --port 0` as a subprocess over a
 workspace of 32 drafts (tests/desk_workspace.py) and drives it with Playwright.  Screenshots go
-to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (the README's come from the demo:
+to the test's tmp folder, and also to $DESK_SCREENSHOTS when set (docs/review.md's come from the demo:
 tests/review/test_demo_desk_browser.py).
 """
 

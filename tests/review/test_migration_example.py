@@ -1,4 +1,4 @@
-"""The README's migration example, run as an editor would: convert the old notes, import, read the rejects, build."""
+"""docs/import-export.md's migration example, run as an editor would: convert old notes, import, read rejects, build."""
 
 from __future__ import annotations
 

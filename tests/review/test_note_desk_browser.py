@@ -2,7 +2,7 @@
 
 The notes are written by `summarizer notes` through the loopback provider before the browser opens
 (Playwright's event loop would stop the CLI's).  The picture of the note view, `desk-note.png`, goes to
-the test's folder and to $DESK_SCREENSHOTS when set.  The README's `examples/desk/note.png` is the same
+the test's folder and to $DESK_SCREENSHOTS when set.  docs/review.md's `examples/desk/note.png` is the same
 picture (`notes_desk.picture_note_view`), taken from the demo once it has notes
 (tests/review/test_demo_desk_browser.py); until then it is this test's `desk-note.png`.
 """

@@ -1,4 +1,4 @@
-"""The README's "Publish" recipe works: the workflow's own commands build a site whose sitemap lists every page."""
+"""docs/site.md's "Publish" recipe works: the workflow's own commands build a site whose sitemap lists every page."""
 
 from __future__ import annotations
 

@@ -188,7 +188,7 @@ class SiteSettings(Section):
     """The site's name, in its header and home page."""
     hot_topics: HotTopics = Field(default_factory=HotTopics)
     """The `🔥 高频主题` line of each field page."""
-    # What a publisher sets in MkDocs, passed through to the written mkdocs.yml (README, "Publish").
+    # What a publisher sets in MkDocs, passed through to the written mkdocs.yml (docs/site.md, "Publish").
     site_url: HttpUrl = None
     """The published address: the sitemap, the feeds' absolute links, instant navigation."""
     repo_url: HttpUrl = None

@@ -8,7 +8,7 @@ published one ends with a small italic marker — ``*（📝 草稿）*`` for a 
 ``*（📝 修订待审）*`` for a pending revision of an approved paper — so the page
 keeps the format; the preview's site name says ``预览``.
 
-Layout (README, "The published site")::
+Layout (docs/site.md, "The published site")::
 
     mkdocs.yml                         from `site:` in config.yaml; hooks/ and overrides/ beside it
     docs/index.md                      every venue as a card: counts, hot topics

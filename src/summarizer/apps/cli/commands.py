@@ -28,35 +28,8 @@ from .context import Context, finish, pass_ctx, split_ref, tell
 from .eval_commands import evaluate
 from .note_commands import check_batch_flags, notes, print_dry_run
 from .options import asking_options
+from .reference import surface
 from .review_commands import review
-
-COMMAND_SURFACE = """\b
-Commands at a glance (one a line; COMMAND --help for each):
-  run VENUE [--limit N] [--batch [--no-wait]] [--notes] [--dry-run]
-  fetch VENUE [--limit N]
-  summarize VENUE [--limit N] [--force] [--batch [--no-wait]] [--dry-run]
-  notes VENUE [PAPER...] [--limit N] [--force] [--batch] [--dry-run]
-  regen VENUE/ID [--notes] [--feedback TEXT]
-  review list VENUE [--status draft|approved|rejected] [--full]
-  review show VENUE/ID
-  review approve VENUE/ID... | review approve VENUE --all
-  review reject VENUE/ID --reason TEXT
-  review edit VENUE/ID [--summary TEXT] [--tags A,B] [--field ID]
-  review notes list|show|approve|reject|edit ...  (the same, for notes)
-  review serve [VENUE...] [--host 127.0.0.1] [--port N] [--no-browser]
-  build [VENUE...] [--drafts]
-  export VENUE [-o FILE]
-  import FILE.jsonl [--skip-invalid] [--rejected PATH]
-  import NOTES_FOLDER
-  status [VENUE] [--json]
-  demo [--batch] [--dir PATH]
-  eval VENUE --against REF.jsonl [--trust all|trusted|agree]
-  eval VENUE --compare A.yaml B.yaml [--sample N] [--seed S] [--against REF]
-  init [DIR]
-
-\b
-Exit codes: 0 all done; 1 some papers failed (the rest is saved);
-2 usage or configuration error. SUMMARIZER_DEBUG=1 shows tracebacks."""
 
 
 class PipeClosed(Exception):
@@ -74,7 +47,6 @@ class _Group(click.Group):
 @click.group(
     cls=_Group,
     context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
-    epilog=COMMAND_SURFACE,
 )
 @click.option(
     "--config",
@@ -108,11 +80,6 @@ def cli(ctx: click.Context, config_path: str | None, verbose: int, quiet: bool) 
         ctx.obj.config_path = config_path
     else:
         ctx.obj = Context(config_path)
-
-
-cli.add_command(review)
-cli.add_command(evaluate)
-cli.add_command(notes)
 
 
 # -- pipeline ---------------------------------------------------------------
@@ -192,6 +159,9 @@ def _dry_run(c: Context, venue_id: str, limit: int | None) -> None:
     )
 
 
+cli.add_command(notes)
+
+
 @cli.command()
 @click.argument("ref", metavar="VENUE/ID")
 @click.option("--feedback", help="What to change, in words for the model (审稿意见).")
@@ -207,6 +177,9 @@ def regen(c: Context, ref: str, feedback: str | None, note: bool) -> None:
         again = regenerate_note if note else regenerate
         done = again(c.settings, store, venue_id, paper_id, feedback=feedback)
     tell(done.lines)
+
+
+cli.add_command(review)
 
 
 # -- site, import and export, status ------------------------------------------
@@ -333,6 +306,9 @@ def demo(ctx: click.Context, batch: bool, folder: Path | None) -> None:
     run_demo(folder, batch=batch)
 
 
+cli.add_command(evaluate)
+
+
 @cli.command()
 @click.argument("folder", metavar="[DIR]", required=False, type=click.Path(path_type=Path, file_okay=False))
 @click.option(
@@ -358,3 +334,7 @@ def init(folder: Path | None, local: bool) -> None:
     console.info(
         f"next: {first}, list your papers in venues/{VENUE}.txt, then\n  {run} status\n  {run} run {VENUE} --limit 3"
     )
+
+
+# Made from the commands themselves, after the last is added, so `--help` cannot disagree with them.
+cli.epilog = surface(cli)
