@@ -8,6 +8,8 @@ from conftest import REPO, RunCli
 from summarizer.apps.demo import run as demo
 from summarizer.site.markdown_text import escape_inline
 
+pytestmark = pytest.mark.slow  # the whole demo, run in a folder: `make test-all`
+
 
 @pytest.fixture
 def demo_copy(tmp_path: Path) -> Path:

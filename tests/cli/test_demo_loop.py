@@ -17,6 +17,8 @@ from summarizer.apps.demo import closing as demo_closing
 from summarizer.apps.demo.closing import REGEN_FEEDBACK
 from summarizer.core.flags import warning_kind
 
+pytestmark = pytest.mark.slow  # the whole demo, run again and again: `make test-all`
+
 
 @pytest.fixture
 def demo_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> tuple[Path, str]:

@@ -21,7 +21,10 @@ from demo_folder import run_demo_in
 from summarizer.apps.cli import main
 
 SCRIPT = Path(sys.executable).with_name("summarizer")
-pytestmark = pytest.mark.skipif(not SCRIPT.is_file(), reason="needs the summarizer script beside this Python")
+pytestmark = [
+    pytest.mark.skipif(not SCRIPT.is_file(), reason="needs the summarizer script beside this Python"),
+    pytest.mark.slow,  # the printed hints run as a shell would, each in a subprocess: `make test-all`
+]
 Run = Callable[..., tuple[int, str]]
 
 

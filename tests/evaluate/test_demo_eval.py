@@ -21,6 +21,8 @@ from summarizer.core.store import Store
 from summarizer.testing.fake_openai import FakeOpenAI
 from summarizer.testing.fake_requests import default_answer, paper_title, prompt_text
 
+pytestmark = pytest.mark.slow  # the whole demo, then eval over it: `make test-all`
+
 VENUE = "ICML2026"
 REFERENCE = REPO / "examples" / "demo" / "reference.jsonl"
 
