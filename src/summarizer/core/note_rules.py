@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from . import limits
 from .cjk import CJK
-from .errors import SummaryRejected
+from .errors import TextRejected
 from .fences import FENCE, outside_fences
 from .sanitize import has_unsafe_characters
 from .unsafe_tex import unsafe_tex_commands
@@ -190,10 +190,10 @@ def human_note_warnings(markdown: str, header: str | None) -> list[str]:
 
 
 def check_human_note(markdown: str, header: str | None = None) -> CheckedNote:
-    """A person's note as stored (line endings made ``\\n``, nothing else changed), or ``SummaryRejected``."""
+    """A person's note as stored (line endings made ``\\n``, nothing else changed), or ``TextRejected``."""
     markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
     header = header.replace("\r\n", "\n").replace("\r", "\n") if header is not None else None
     problems = human_note_problems(markdown, header)
     if problems:
-        raise SummaryRejected(problems)
+        raise TextRejected(problems)
     return CheckedNote(markdown, header, human_note_warnings(markdown, header))

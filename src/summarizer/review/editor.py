@@ -17,7 +17,7 @@ from typing import Generic, NotRequired, TypedDict, TypeVar, Unpack
 import yaml
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected, UsageError
+from summarizer.core.errors import TextRejected, UsageError
 from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.records import Record, now_iso
 from summarizer.core.report import Done
@@ -62,19 +62,19 @@ def _tags_from_yaml(value: object) -> list[str]:
         return [t for t in (part.strip() for part in TAG_SEPARATORS.split(value)) if t]
     if isinstance(value, list) and all(isinstance(t, str | int | float) and not isinstance(t, bool) for t in value):
         return [str(t) for t in value]
-    raise SummaryRejected([TAGS_TYPE_ERROR])
+    raise TextRejected([TAGS_TYPE_ERROR])
 
 
 def _parse_edited(edited: str, settings: Settings) -> CheckedSummary:
-    """The saved editor text, checked as human text; SummaryRejected lists every problem."""
+    """The saved editor text, checked as human text; TextRejected lists every problem."""
     try:
         data = yaml.safe_load(edited)
     except yaml.YAMLError as exc:
-        raise SummaryRejected([f"not valid YAML: {str(exc).splitlines()[0]}"]) from None
+        raise TextRejected([f"not valid YAML: {str(exc).splitlines()[0]}"]) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise SummaryRejected(["expected the keys summary, tags and field"])
+        raise TextRejected(["expected the keys summary, tags and field"])
     problems: list[str] = []
     summary, field = data.get("summary"), data.get("field")
     summary = "" if summary is None else summary  # an empty key: the check names what is missing
@@ -85,11 +85,11 @@ def _parse_edited(edited: str, settings: Settings) -> CheckedSummary:
         problems.append("field must be one field id (text), e.g. " + (settings.field_ids() or ["llm_pretraining"])[0])
     try:
         tags = _tags_from_yaml(data.get("tags"))
-    except SummaryRejected as exc:
+    except TextRejected as exc:
         problems.extend(exc.problems)
         tags = []
     if problems or not isinstance(summary, str) or not isinstance(field, str):
-        raise SummaryRejected(problems)
+        raise TextRejected(problems)
     return check_human_summary(summary, tags, field, settings)
 
 
@@ -122,7 +122,7 @@ class Edit(Generic[R]):
     """One kind of text in the editor (a summary, a note): what it opens on, and what is made of what comes back."""
 
     text: str
-    check: Callable[[str], R]  # the edited text, checked (SummaryRejected lists every problem)
+    check: Callable[[str], R]  # the edited text, checked (TextRejected lists every problem)
     with_errors: Callable[[str, list[str]], str]  # the edited text again, with the problems on top
     typed: Callable[[str], str] = str  # a person's own words in an editor text: what a file keeps when unsaved
 
@@ -148,7 +148,7 @@ def run_editor(
             raise UsageError(f"edit cancelled, nothing saved ({'; '.join(problems)}); your text is in {path}")
         try:
             return edit.check(edited)
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             problems = exc.problems
             tell("not saved: " + "; ".join(problems))
             text = edit.with_errors(edited, problems)

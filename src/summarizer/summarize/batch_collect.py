@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import BatchFileGone, NoInput, OutputInvalidError, PaperError, SummaryRejected
+from summarizer.core.errors import BatchFileGone, NoInput, OutputInvalidError, PaperError, TextRejected
 from summarizer.core.usage import Usage
 
 from .batch_api import BatchAPI, provider_words, whole_count
@@ -94,7 +94,7 @@ def _take(c: Collect, line: str) -> None:
     spec = task.spec()
     try:
         checked = spec.validate(raw)
-    except SummaryRejected as exc:
+    except TextRejected as exc:
         problems = list(exc.problems)
         if first.get("finish_reason") == "length":  # as the online re-ask says it
             problems.append(cut_off_problem(spec, c.run.settings.llm))

@@ -20,7 +20,7 @@ from summarizer.core.errors import (
     LockedError,
     Problems,
     SummarizerError,
-    SummaryRejected,
+    TextRejected,
     UsageError,
 )
 from summarizer.core.records import Record
@@ -206,7 +206,7 @@ class Desk:
         field = str(data.get("field") or "")
         try:  # the rules `review edit` applies, checked first so every problem shows beside the form
             check_human_summary(summary, tags, field, self.settings)
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             raise Problems(exc.problems) from None
         before = self.store.load(venue_id, paper).current
         review.edit(self.settings, self.store, venue_id, paper, summary=summary, tags=tags, field=field)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarizer.core.errors import LLMError, Problems, SummaryRejected, UsageError
+from summarizer.core.errors import LLMError, Problems, TextRejected, UsageError
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.records import Record
 from summarizer.review import note_actions as notes
@@ -62,7 +62,7 @@ class NoteDesk:
         current = record.notes.current
         try:  # checked first, so every problem shows beside the form and the text stays there
             check_human_note(markdown, current.header if current else None)
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             raise Problems(exc.problems) from None
         done = notes.save_note_edit(self.desk.store, record, markdown)
         if not done.changed:
