@@ -45,7 +45,7 @@ async def ask_model(
 
 @dataclass
 class Job:
-    """One paper to summarise: its record, the messages the model gets, the answer-cache key."""
+    """One paper to ask about: its record, the messages the model gets, the answer-cache key."""
 
     record: Record
     messages: list[dict[str, str]]
