@@ -19,7 +19,7 @@ from summarizer.core.report import Done
 from summarizer.core.store import Store
 
 from .note_task import NoteDraft, NoteTask, add_note_version
-from .online import Regenerated, ask_fresh, record_failure, saved_regenerated
+from .online import Regenerated, Regeneration, ask_fresh, record_failure, saved_regenerated
 
 RegeneratedNote = Regenerated[NoteDraft]
 
@@ -48,6 +48,9 @@ def save_regenerated_note(settings: Settings, store: Store, record: Record, answ
     return saved_regenerated(store, record, answer, version.number, record.notes, notes=True)
 
 
+NOTES = Regeneration(ask_note_again, save_regenerated_note, record_note_failure)
+
+
 def regenerate_note(settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None) -> Done:
     """One fresh model call for the paper's note (the cache ignored); the result is a new draft note.  Call locked.
 
@@ -56,10 +59,4 @@ def regenerate_note(settings: Settings, store: Store, venue_id: str, paper_id: s
     stale-page check and ``save_regenerated_note`` (or ``record_note_failure``).  A failure is recorded
     with the paper (stage ``notes``, the model's last output) and raised.
     """
-    record = store.load(venue_id, paper_id)
-    try:
-        answer = ask_note_again(settings, record, feedback=feedback)
-    except LLMError as exc:
-        record_note_failure(store, venue_id, paper_id, exc)
-        raise
-    return save_regenerated_note(settings, store, record, answer)
+    return NOTES.regenerate(settings, store, venue_id, paper_id, feedback=feedback)

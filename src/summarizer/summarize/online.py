@@ -16,9 +16,9 @@ fresh call (more only when an attempt fails), no cache, the previous summary and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import LLMError, NoInput, PaperError, UsageError
@@ -124,6 +124,38 @@ def saved_regenerated(
     return done
 
 
+class AskAgain(Protocol):
+    def __call__(self, settings: Settings, record: Record, *, feedback: str | None) -> Regenerated[Any]: ...
+
+
+@dataclass(frozen=True)
+class Regeneration:
+    """One kind's regenerate steps (``SUMMARIES`` here, ``notes.NOTES``): ``ask`` the model with no lock held
+    (``UsageError`` when the paper has nothing to read, ``LLMError`` when the attempts run out); then, locked,
+    ``save`` the answer (``settings, store, record loaded under the lock, answer``) or ``fail``: note the
+    ``LLMError`` in the paper's record (``store, venue_id, paper_id, error``)."""
+
+    ask: AskAgain
+    save: Callable[[Settings, Store, Record, Regenerated[Any]], Done]
+    fail: Callable[[Store, str, str, LLMError], None]
+
+    def regenerate(
+        self, settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None
+    ) -> Done:
+        """The three steps under the venue's lock, held for the whole call (the caller's): a failure is recorded
+        with the paper, with the model's last raw output, and raised."""
+        record = store.load(venue_id, paper_id)
+        try:
+            answer = self.ask(settings, record, feedback=feedback)
+        except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
+            self.fail(store, venue_id, paper_id, exc)
+            raise
+        return self.save(settings, store, record, answer)
+
+
+SUMMARIES = Regeneration(ask_again, save_regenerated, record_failure)
+
+
 def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None) -> Done:
     """One fresh model call (the cache is ignored); the result is a new draft version.  Call locked.
 
@@ -132,13 +164,7 @@ def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *
     its stale-page check and ``save_regenerated`` (or ``record_failure``).  A failure is recorded in
     the paper's record, with the model's last raw output, and raised.
     """
-    record = store.load(venue_id, paper_id)
-    try:
-        answer = ask_again(settings, record, feedback=feedback)
-    except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
-        record_failure(store, venue_id, paper_id, exc)
-        raise
-    return save_regenerated(settings, store, record, answer)
+    return SUMMARIES.regenerate(settings, store, venue_id, paper_id, feedback=feedback)
 
 
 class _OnlinePass:
