@@ -43,7 +43,7 @@ from summarizer.core.config import Settings
 from summarizer.core.config_file import load_settings
 from summarizer.core.store import Store
 from summarizer.fetch import fetch_venue
-from summarizer.summarize.online import summarize_venue
+from summarizer.pipeline import VenueRun
 from summarizer.testing.fake_arxiv import FakeArxiv
 from summarizer.testing.local_server import MODEL_NAME, LocalModel, LocalServer, local_model
 
@@ -243,7 +243,7 @@ def run(model: LocalModel, args: argparse.Namespace) -> tuple[Settings, float]:
             fetch_venue(settings, store, venue, limit=args.papers)
         started = time.monotonic()
         for venue in venues:
-            summarize_venue(settings, store, venue, limit=args.papers)
+            VenueRun(settings, store, venue, limit=args.papers).summarize()
         wall_s = time.monotonic() - started
     (WORK / "timing.json").write_text(json.dumps({"summarize_wall_s": wall_s}) + "\n", "utf-8")
     return settings, wall_s

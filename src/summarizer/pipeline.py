@@ -13,12 +13,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from summarizer.core import locks
 from summarizer.core.config import Settings
 from summarizer.core.progress import QUIET, Progress
 from summarizer.core.report import Report
 from summarizer.core.store import Store
+
+if TYPE_CHECKING:
+    from summarizer.summarize.plan import Pick
+    from summarizer.summarize.task import Task
 
 
 def _ignore(_: Report) -> None:
@@ -67,28 +72,27 @@ class VenueRun:
 
     def summarize(self, *, force: bool = False) -> Report:
         """A draft summary for every fetched paper that has none (the caller holds the lock)."""
-        from summarizer.summarize.batch import summarize_venue_batch
-        from summarizer.summarize.online import summarize_venue
+        from summarizer.summarize.plan import Pick
 
-        s, store, venue_id, limit, progress = self.settings, self.store, self.venue_id, self.limit, self.progress
-        if self.batch:
-            return self._done(
-                summarize_venue_batch(s, store, venue_id, limit=limit, force=force, wait=self.wait, progress=progress)
-            )
-        return self._done(summarize_venue(s, store, venue_id, limit=limit, force=force, progress=progress))
+        return self._answer(None, Pick(self.limit, force))
 
     def notes(self, *, only: list[str] | None = None, force: bool = False) -> Report:
         """A draft note for each paper whose summary is approved (the caller holds the lock)."""
-        from summarizer.summarize.notes import notes_venue, notes_venue_batch
+        from summarizer.summarize.note_task import NoteTask
+        from summarizer.summarize.plan import Pick
 
-        s, store, venue_id, limit, progress = self.settings, self.store, self.venue_id, self.limit, self.progress
+        return self._answer(NoteTask(self.settings), Pick(self.limit, force, only))
+
+    def _answer(self, task: Task | None, pick: Pick) -> Report:
+        """The task's answers (summaries when None), online or through the Batch API."""
+        from summarizer.summarize.batch import answer_batch
+        from summarizer.summarize.online import answer_online
+        from summarizer.summarize.plan import start_run
+
+        run = start_run(self.settings, self.store, self.venue_id, task)
         if self.batch:
-            return self._done(
-                notes_venue_batch(
-                    s, store, venue_id, only=only, limit=limit, force=force, wait=self.wait, progress=progress
-                )
-            )
-        return self._done(notes_venue(s, store, venue_id, only=only, limit=limit, force=force, progress=progress))
+            return self._done(answer_batch(run, pick, self.progress, wait=self.wait))
+        return self._done(answer_online(run, pick, self.progress))
 
     def run(
         self,

@@ -13,14 +13,14 @@ import openai
 import pytest
 
 import summarizer.summarize.batch as batch
-import summarizer.summarize.batch_collect as batch_collect
 from conftest import Project, RunCli, start_summarizer
 from fetched_venue import abstract_title as title
 from fetched_venue import write_abstract_venue
 from summarizer.core.records import Record
 from summarizer.core.store import Store
-from summarizer.summarize.batch import summarize_venue_batch
+from summarizer.summarize.batch import answer_batch
 from summarizer.summarize.batch_api import BatchAPI, BatchLimits
+from summarizer.summarize.plan import AnswerRun, Pick, start_run
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, RecordedRequest, default_answer
 
 KEY = "sk-fake-batch-3c1e"
@@ -250,7 +250,7 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
 ) -> None:
     configure(project, server)
     write_venue(project, 20)
-    persist = batch_collect.persist
+    persist = AnswerRun.persist
     saved = 0
 
     def persist_then_die(*args: Any) -> None:
@@ -260,10 +260,10 @@ def test_interrupted_while_saving_results_then_again_saves_each_paper_once(
         persist(*args)
         saved += 1
 
-    monkeypatch.setattr(batch_collect, "persist", persist_then_die)
+    monkeypatch.setattr(AnswerRun, "persist", persist_then_die)
     assert cli("summarize", VENUE, "--batch").code == 130
     assert len(summarized(project)) == 8  # each paper was saved as soon as its line was read
-    monkeypatch.setattr(batch_collect, "persist", persist)
+    monkeypatch.setattr(AnswerRun, "persist", persist)
 
     again = cli("summarize", VENUE, "--batch")
 
@@ -427,7 +427,7 @@ def test_a_venue_over_one_batch_limits_is_split(
     write_venue(project, 10)
     settings = project.settings()
 
-    report = summarize_venue_batch(settings, Store(settings.outputs_dir), VENUE, limits=limits)
+    report = answer_batch(start_run(settings, Store(settings.outputs_dir), VENUE), Pick(), limits=limits)
 
     assert report.ok, report.failures
     sizes = [b["request_counts"]["total"] for b in server.batch.batches.values()]

@@ -134,7 +134,7 @@ def test_result_lines_naming_another_venue_or_an_unsafe_paper_are_never_written(
     settings = project.settings()
     run = start_run(settings, Store(settings.outputs_dir), VENUE)
     foreign = [f"{OTHER}/2601.00000/{HASH}", f"{VENUE}/../{HASH}", f"{VENUE}/2601.00000/{HASH}/x"]
-    c = Collect(run, VENUE, BatchEntry(token="t", requests={cid: "key" for cid in foreign}))
+    c = Collect(run, BatchEntry(token="t", requests={cid: "key" for cid in foreign}))
     body = {"model": "m", "messages": [{"role": "user", "content": f"标题：{title(0)}"}]}
     answer = {"message": {"role": "assistant", "content": json.dumps(default_answer(body), ensure_ascii=False)}}
     response = {"status_code": 200, "body": {"choices": [answer], "usage": {"prompt_tokens": 9}}}

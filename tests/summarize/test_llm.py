@@ -16,7 +16,7 @@ from summarizer.core.errors import (
     LLMError,
     MissingAPIKeyError,
     OutputInvalidError,
-    SummaryRejected,
+    TextRejected,
 )
 from summarizer.core.pacing import RateLimiter
 from summarizer.core.retry import RetryPolicy
@@ -302,7 +302,7 @@ def test_parse_answer_accepts_fenced_json_and_normalises_tags(project: Project) 
     ],
 )
 def test_parse_answer_rejects(project: Project, raw: str, problem: str) -> None:
-    with pytest.raises(SummaryRejected) as info:
+    with pytest.raises(TextRejected) as info:
         parse_answer(raw, project.settings())
     assert problem in str(info.value)
 
@@ -334,7 +334,7 @@ def test_the_caller_names_the_schema_validates_and_words_the_reask(project: Proj
     def validate(raw: str) -> int:
         seen.append(raw)
         if len(seen) == 1:
-            raise SummaryRejected(["too dull", "too long"])
+            raise TextRejected(["too dull", "too long"])
         return len(seen)
 
     def reask(raw: str, problems: list[str]) -> list[dict[str, str]]:

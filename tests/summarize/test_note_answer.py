@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from summarizer.core.errors import SummaryRejected
+from summarizer.core.errors import TextRejected
 from summarizer.core.note_rules import split_sections
 from summarizer.summarize.note_answer import parse_note
 from summarizer.summarize.note_schema import response_schema
@@ -30,7 +30,7 @@ def good() -> dict[str, Any]:
 
 
 def problems_of(note: dict[str, Any], ratings: bool = False) -> list[str]:
-    with pytest.raises(SummaryRejected) as caught:
+    with pytest.raises(TextRejected) as caught:
         parse_note(json.dumps(note, ensure_ascii=False), ratings)
     return caught.value.problems
 

@@ -17,7 +17,8 @@ from fetched_venue import VENUE, N, paper_id, title, write_venue
 from summarizer.core import errors
 from summarizer.core.records import FetchState, Record
 from summarizer.summarize.drafts import add_llm_version
-from summarizer.summarize.online import regenerate_summary, summarize_venue
+from summarizer.summarize.online import answer_online, regenerate_summary
+from summarizer.summarize.plan import Pick, start_run
 from summarizer.testing.fake_openai import FakeOpenAI, Fault, RecordedRequest
 
 KEY = "sk-fake-LEAKCHECK-7f3a9c21e5"
@@ -397,7 +398,7 @@ def test_regenerate_makes_one_fresh_call_with_feedback(project: Project, server:
     configure(project, server)
     store = write_venue(project, 1)
     settings = project.settings()
-    summarize_venue(settings, store, VENUE)
+    answer_online(start_run(settings, store, VENUE), Pick())
     record = store.load(VENUE, paper_id(0))
     record.approve()
     old = record.current
@@ -433,7 +434,7 @@ def test_ctrl_c_keeps_finished_papers(project: Project, server: FakeOpenAI) -> N
 
     server.fault_for = hang_then_interrupt
     with pytest.raises(KeyboardInterrupt):
-        summarize_venue(project.settings(), store, VENUE)
+        answer_online(start_run(project.settings(), store, VENUE), Pick())
     # In-flight calls were cancelled, not waited for: their 60 s hangs are still running at the provider.
     hung = [r for r in server.requests if r.title in slow]
     assert hung and all(r.finished == 0.0 for r in hung)

@@ -33,7 +33,7 @@ is written into that paper's record and the run goes on with the others); a
         └── LLMError               the model call failed (attempt, last raw output, usage)
             └── OutputInvalidError the answer broke the schema or the house rules
 
-    SummaryRejected (a ValueError, not a SummarizerError): a text — the model's
+    TextRejected (a ValueError, not a SummarizerError): a text — the model's
     answer, an editor's or an import's — breaks the rules; ``problems`` says
     which, in words for whoever wrote it.  Validators raise it; the LLM client
     turns it into a re-ask, then into ``OutputInvalidError``.
@@ -198,8 +198,8 @@ class AuthenticationFailed(RunError):
         super().__init__(message)
 
 
-class SummaryRejected(ValueError):
-    """A text breaks a hard rule; ``problems`` says which, in words for the model or the editor.
+class TextRejected(ValueError):
+    """A text (a summary, a note; the model's, an editor's, an import's) breaks a hard rule; ``problems`` says which.
 
     A validator's answer to the LLM client (ask again) as much as the editor's and the import's.
     """

@@ -35,7 +35,7 @@ from .rules import length_warning, summary_warnings
 # A run of letters/digits joined by hyphens or dots that holds a digit: 56.7x, 86.70%, GPT-4o, 1,024.
 _TOKEN = re.compile(r"[A-Za-z0-9]+(?:[.,\-][A-Za-z0-9]+)*%?")
 _NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?")
-_UNIT_NUMBER = re.compile(r"^(\d+(?:,\d{3})*(?:\.\d+)?)(?:x|X|%|k|K|M|B)?$")
+_UNIT_NUMBER = re.compile(rf"^({_NUMBER.pattern})(?:x|X|%|k|K|M|B)?$")  # a number with its unit: 56.7x, 86.70%
 _TEX_COMMAND = re.compile(r"\\[A-Za-z]+")
 _RESULT = re.compile(r"\d+(?:\.\d+)?\s*(?:%|×|x\b)|\d+\.\d+")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")

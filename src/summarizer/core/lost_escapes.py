@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .fences import outside_fences
 from .sanitize import clean_text
 
 _LOST = {"\x07": "\\a", "\x08": "\\b", "\x0b": "\\v", "\x0c": "\\f"}
@@ -25,7 +26,6 @@ _T_COMMANDS = sorted([*_T_WORDS.split(), "triangle", "triangleq", "tanh", "tfrac
                      key=len, reverse=True)  # fmt: skip
 _LOST_TAB = re.compile(r"\t(?=(?:" + "|".join(c[1:] for c in _T_COMMANDS) + r")(?![A-Za-z]))")
 _LETTERS = re.compile(r"[A-Za-z]+")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 SHOWN_COMMANDS = 5
 
 
@@ -57,16 +57,8 @@ def repair(text: str) -> tuple[str, list[str]]:
 def _restore_tabs(text: str, put_back: Callable[[re.Match[str]], str]) -> str:
     """Tabs that stand for ``\\t`` of a TeX command, outside fenced code; the callback notes each."""
     lines = text.split("\n")
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        opened = _FENCE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            continue
-        if opened:
-            fence = opened.group(1)
-        elif "\t" in line:
+    for i, line in outside_fences(lines):
+        if "\t" in line:
             # Not indentation: some text before it on the line (``a \times b`` lost its backslash after a space).
             lines[i] = _LOST_TAB.sub(lambda m: put_back(m) if m.string[: m.start()].strip() else m.group(), line)
     return "\n".join(lines)

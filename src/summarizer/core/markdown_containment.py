@@ -22,9 +22,9 @@ from functools import lru_cache
 
 import markdown
 
+from .fences import open_fence
 from .markdown_dialect import markdown_extensions
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _BLOCK_HTML = re.compile(r"^ {0,3}<[A-Za-z!?/]", re.MULTILINE)
 _TAG_START = re.compile(r"<(?=[A-Za-z!?/])")
 _SENTINEL = "summarizer-note-ends-here"
@@ -35,18 +35,6 @@ _WRAPPED = (
     f"<!-- {_SENTINEL} -->\n\n{_SENTINEL}\n"
 )
 _ENDS_WELL = re.compile(r"</div>\s*</div>\s*<!-- " + _SENTINEL + r" -->\s*<p>" + _SENTINEL + r"</p>\s*\Z")
-
-
-def _open_fence(markdown_text: str) -> str | None:
-    """The fence a note leaves open at its end (its backticks or tildes), or None."""
-    fence: str | None = None
-    for line in markdown_text.split("\n"):
-        opened = _FENCE.match(line)
-        if fence is None and opened:
-            fence = opened.group(1)
-        elif fence is not None and opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-            fence = None
-    return fence
 
 
 def _could_open_a_block(text: str) -> bool:
@@ -67,7 +55,7 @@ def _ends_on_its_own(text: str) -> bool:
 
 
 def _close_fence(text: str) -> str:
-    fence = _open_fence(text)
+    fence = open_fence(text)
     return f"{text.rstrip()}\n{fence}" if fence else text
 
 

@@ -15,10 +15,11 @@ a link or a style loses its backslash.  Code spans, fenced code and math are lef
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from .config import Settings
 from .errors import UnknownVenue
+from .fences import outside_fences
 from .ids import strip_version
 from .note_rules import HEADINGS, split_sections
 from .records import NoteVersion, Record, Version
@@ -29,8 +30,6 @@ from .web_links import local_host
 SAFE_TAGS = frozenset({"br", "sub", "sup", "b", "i", "em", "strong", "u", "s", "del", "mark", "kbd", "small"})
 _SAFE_SCHEMES = ("http://", "https://", "mailto:")
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_FENCE_STARTS = (" ", "`", "~")
 # What every pattern below needs (a tag's '<', a link's '](' or '[x]:', an attribute list's '{…='): the quick look.
 _CAN_ACT = re.compile(r"<|\]\(|\]:|\{[^{}\n]*=")
 _CODE_OR_MATH = re.compile(
@@ -106,20 +105,6 @@ def safe_markdown(markdown: str) -> str:
         if _CAN_ACT.search(line):  # most of a note's lines can make no tag, link or attribute list
             lines[i] = _safe_line(line)
     return "\n".join(lines)
-
-
-def outside_fences(lines: list[str]) -> Iterator[tuple[int, str]]:
-    """(index, line) of each line outside a fenced code block (the fences' own lines left out)."""
-    fence: str | None = None
-    for i, line in enumerate(lines):
-        opened = _FENCE.match(line) if line.startswith(_FENCE_STARTS) else None
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-        elif opened:
-            fence = opened.group(1)
-        else:
-            yield i, line
 
 
 def escape_inline(text: str) -> str:

@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 
 from . import limits
 from .cjk import CJK
-from .errors import SummaryRejected
+from .errors import TextRejected
+from .fences import FENCE, outside_fences
 from .sanitize import has_unsafe_characters
 from .unsafe_tex import unsafe_tex_commands
 
@@ -53,7 +54,6 @@ SECTION_BOUNDS: dict[str, tuple[int, int]] = {
     "related": (61, 419),
 }
 
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # A code span stays within its paragraph: it may break a line, never cross a blank one.
 _CODE_SPAN = re.compile(r"(`+)(?!`)(?:(?!\n[ \t]*\n).)*?(?<!`)\1(?!`)", re.DOTALL)
 _NOT_NEWLINE = re.compile(r"[^\n]")
@@ -75,20 +75,10 @@ def without_code(text: str) -> str:
     Blanked to spaces of the same length, line breaks kept, so a place in the result is the same
     place in ``text`` (a section or a header is cut where the masked text says).
     """
-    kept: list[str] = []
-    fence: str | None = None
-    for line in text.split("\n"):
-        opened = _FENCE_LINE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            kept.append(_blank(line))
-            continue
-        if opened:
-            fence = opened.group(1)
-            kept.append(_blank(line))
-            continue
-        kept.append(line)
+    lines = text.split("\n")
+    kept = [_blank(line) for line in lines]
+    for i, line in outside_fences(lines):
+        kept[i] = line
     return _CODE_SPAN.sub(lambda m: _blank(m.group(0)), "\n".join(kept))
 
 
@@ -99,7 +89,7 @@ def has_chinese(text: str) -> bool:
 def markup_problems(text: str, where: str) -> list[str]:
     """What a model's field must not hold, each problem naming ``where`` (a key path of its answer)."""
     problems: list[str] = []
-    if _FENCE_LINE.search(text) or "```" in text:
+    if FENCE.search(text) or "```" in text:
         problems.append(f"{where}: no code fences (```)")
     plain = without_code(text)
     checks = (
@@ -200,10 +190,10 @@ def human_note_warnings(markdown: str, header: str | None) -> list[str]:
 
 
 def check_human_note(markdown: str, header: str | None = None) -> CheckedNote:
-    """A person's note as stored (line endings made ``\\n``, nothing else changed), or ``SummaryRejected``."""
+    """A person's note as stored (line endings made ``\\n``, nothing else changed), or ``TextRejected``."""
     markdown = markdown.replace("\r\n", "\n").replace("\r", "\n")
     header = header.replace("\r\n", "\n").replace("\r", "\n") if header is not None else None
     problems = human_note_problems(markdown, header)
     if problems:
-        raise SummaryRejected(problems)
+        raise TextRejected(problems)
     return CheckedNote(markdown, header, human_note_warnings(markdown, header))

@@ -87,7 +87,7 @@ class _Numbered(Protocol):
 V = TypeVar("V", bound=_Numbered)
 
 
-class _Reviewed(Generic[V]):
+class Reviewed(Generic[V]):
     """Versions under review: the newest, the approved one, a pending draft (summaries and notes alike)."""
 
     if TYPE_CHECKING:
@@ -127,7 +127,7 @@ class _Reviewed(Generic[V]):
         return (self.versions[-1].number + 1) if self.versions else 1
 
 
-class Notes(_Model, _Reviewed[NoteVersion]):
+class Notes(_Model, Reviewed[NoteVersion]):
     """A paper's note: every version, and its own review status (a summary's approval is not a note's)."""
 
     versions: list[NoteVersion] = Field(default_factory=list)
@@ -173,7 +173,7 @@ class FetchState(_Model):
     arxiv_checked_at: str | None = None  # when a source's `match_arxiv` looked for the paper on arXiv
 
 
-class Record(_Model, _Reviewed[Version]):
+class Record(_Model, Reviewed[Version]):
     schema_version: int = SCHEMA_VERSION
     venue: str
     id: str

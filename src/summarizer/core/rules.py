@@ -15,7 +15,7 @@ from dataclasses import field as dataclass_field
 from . import limits
 from .cjk import CJK, CJK_RANGES
 from .config import Settings, TagSettings
-from .errors import SummaryRejected
+from .errors import TextRejected
 from .sanitize import clean_line, clean_text
 from .unsafe_tex import unsafe_tex_commands
 
@@ -132,7 +132,7 @@ def normalize_tags(raw: list[str], tags: TagSettings) -> list[str]:
 
 
 def check_summary(summary: str, tags: list[str], field_id: str, settings: Settings) -> CheckedSummary:
-    """Normalise and check one summary; raise SummaryRejected listing every hard problem."""
+    """Normalise and check one summary; raise TextRejected listing every hard problem."""
     summary = summary.strip()
     problems = summary_problems(summary)
     clean_tags = normalize_tags(tags, settings.tags)
@@ -142,7 +142,7 @@ def check_summary(summary: str, tags: list[str], field_id: str, settings: Settin
         known = ", ".join(settings.field_ids())
         problems.append(f"unknown field {field_id!r}: choose one of {known}")
     if problems:
-        raise SummaryRejected(problems)
+        raise TextRejected(problems)
     warnings = summary_warnings(summary)
     if len(clean_tags) > limits.TAGS:
         warnings.append(f"{len(clean_tags)} tags, kept the first {limits.TAGS}")
@@ -198,7 +198,7 @@ def check_human_summary(summary: str, tags: list[str], field_id: str, settings: 
     Hard problems are only what cannot be published safely or placed: an empty
     summary, one over 2,000 characters, unsafe TeX, tags over the stored bounds,
     an unknown field.  Everything else (no tags, short, little Chinese, several
-    lines) is a warning kept with the version.  Raises SummaryRejected listing
+    lines) is a warning kept with the version.  Raises TextRejected listing
     every hard problem, each starting with the field it is about.
     """
     text, lines = join_lines(clean_text(summary))
@@ -217,7 +217,7 @@ def check_human_summary(summary: str, tags: list[str], field_id: str, settings: 
     if settings.field(field_id) is None:
         problems.append(f"field: unknown field {field_id[:60]!r}: choose one of {', '.join(settings.field_ids())}")
     if problems:
-        raise SummaryRejected(problems)
+        raise TextRejected(problems)
     warnings = human_summary_warnings(text)
     if lines > 1:
         warnings.append(f"{lines} lines joined into one paragraph")

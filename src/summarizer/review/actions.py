@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from summarizer.core import limits
 from summarizer.core.config import Settings
-from summarizer.core.errors import ChangedSince, NothingToApprove, SummaryRejected, UsageError
+from summarizer.core.errors import ChangedSince, NothingToApprove, TextRejected, UsageError
 from summarizer.core.records import Record, Status, Version
 from summarizer.core.report import Done, plural
 from summarizer.core.rules import check_human_summary
@@ -147,7 +147,7 @@ def save_edit(
         raise UsageError(f"{venue_id}/{paper_id} has no summary yet: give --summary, --tags and --field")
     try:
         checked = check_human_summary(summary, tags, field, settings)
-    except SummaryRejected as exc:
+    except TextRejected as exc:
         raise UsageError(f"edit not saved: {exc}") from None
     if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
         return Done(["nothing changed"], changed=False)

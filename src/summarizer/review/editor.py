@@ -12,11 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
+from typing import Generic, NotRequired, TypedDict, TypeVar, Unpack
 
 import yaml
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected, UsageError
+from summarizer.core.errors import TextRejected, UsageError
 from summarizer.core.fsutil import atomic_write_text
 from summarizer.core.records import Record, now_iso
 from summarizer.core.report import Done
@@ -30,6 +31,7 @@ from .actions import TAG_SEPARATORS, save_edit
 Editor = Callable[[str], "str | None"]
 
 EDITOR_ROUNDS = 5  # invalid saves before the editor gives up (and keeps the text in a file)
+R = TypeVar("R")
 
 
 EDIT_HELP = """\
@@ -60,19 +62,19 @@ def _tags_from_yaml(value: object) -> list[str]:
         return [t for t in (part.strip() for part in TAG_SEPARATORS.split(value)) if t]
     if isinstance(value, list) and all(isinstance(t, str | int | float) and not isinstance(t, bool) for t in value):
         return [str(t) for t in value]
-    raise SummaryRejected([TAGS_TYPE_ERROR])
+    raise TextRejected([TAGS_TYPE_ERROR])
 
 
 def _parse_edited(edited: str, settings: Settings) -> CheckedSummary:
-    """The saved editor text, checked as human text; SummaryRejected lists every problem."""
+    """The saved editor text, checked as human text; TextRejected lists every problem."""
     try:
         data = yaml.safe_load(edited)
     except yaml.YAMLError as exc:
-        raise SummaryRejected([f"not valid YAML: {str(exc).splitlines()[0]}"]) from None
+        raise TextRejected([f"not valid YAML: {str(exc).splitlines()[0]}"]) from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise SummaryRejected(["expected the keys summary, tags and field"])
+        raise TextRejected(["expected the keys summary, tags and field"])
     problems: list[str] = []
     summary, field = data.get("summary"), data.get("field")
     summary = "" if summary is None else summary  # an empty key: the check names what is missing
@@ -83,11 +85,11 @@ def _parse_edited(edited: str, settings: Settings) -> CheckedSummary:
         problems.append("field must be one field id (text), e.g. " + (settings.field_ids() or ["llm_pretraining"])[0])
     try:
         tags = _tags_from_yaml(data.get("tags"))
-    except SummaryRejected as exc:
+    except TextRejected as exc:
         problems.extend(exc.problems)
         tags = []
     if problems or not isinstance(summary, str) or not isinstance(field, str):
-        raise SummaryRejected(problems)
+        raise TextRejected(problems)
     return check_human_summary(summary, tags, field, settings)
 
 
@@ -108,46 +110,69 @@ def keep_unsaved_text(settings: Settings, venue_id: str, paper_id: str, text: st
     raise UsageError(f"could not save your text anywhere; here it is:\n{text}")
 
 
-def edit_in_editor(
-    settings: Settings,
-    store: Store,
-    venue_id: str,
-    paper_id: str,
-    *,
-    editor: Editor,
-    tell: Callable[[str], None] = lambda _: None,
-) -> EditorResult | None:
-    """Open ``editor`` on the paper's current summary, tags and field; None when the editor changed nothing.
+class EditorOptions(TypedDict):
+    """How the editor is opened: ``editor`` opens it; ``tell`` says a problem while the person is at the terminal."""
 
-    Reads the record without the venue's lock: a person may keep the editor open for
-    a long time.  Save the result under the lock with :func:`save_editor_result`.
-    Invalid input reopens the editor with the problems noted at the top (and said through
-    ``tell``: the CLI prints it while the person is at the terminal); closing it
-    without saving, or EDITOR_ROUNDS invalid saves, keeps the text in a file whose
-    path the raised UsageError names.
+    editor: Editor
+    tell: NotRequired[Callable[[str], None]]
+
+
+@dataclass
+class Edit(Generic[R]):
+    """One kind of text in the editor (a summary, a note): what it opens on, and what is made of what comes back."""
+
+    text: str
+    check: Callable[[str], R]  # the edited text, checked (TextRejected lists every problem)
+    with_errors: Callable[[str, list[str]], str]  # the edited text again, with the problems on top
+    typed: Callable[[str], str] = str  # a person's own words in an editor text: what a file keeps when unsaved
+
+
+def run_editor(
+    settings: Settings, venue_id: str, paper_id: str, edit: Edit[R], **options: Unpack[EditorOptions]
+) -> R | None:
+    """Open the editor on ``edit.text`` until what comes back passes ``edit.check``; None when nothing changed.
+
+    Invalid input reopens the editor with the problems noted at the top (and said through ``tell``);
+    closing it without saving, or EDITOR_ROUNDS invalid saves, keeps the text in a file whose path the
+    raised UsageError names.
     """
-    record = store.load(venue_id, paper_id)
-    current = record.current
-    text = _editor_text(settings, record)
+    editor, tell = options["editor"], options.get("tell", lambda _: None)
+    text = edit.text
     problems: list[str] = []
     for _round in range(EDITOR_ROUNDS):
         edited = editor(text)
         if edited is None or edited == text:
             if not problems:
                 return None  # closed before anything was typed: nothing to keep
-            path = keep_unsaved_text(settings, venue_id, paper_id, text)
+            path = keep_unsaved_text(settings, venue_id, paper_id, edit.typed(text))
             raise UsageError(f"edit cancelled, nothing saved ({'; '.join(problems)}); your text is in {path}")
         try:
-            checked = _parse_edited(edited, settings)
-        except SummaryRejected as exc:
+            return edit.check(edited)
+        except TextRejected as exc:
             problems = exc.problems
             tell("not saved: " + "; ".join(problems))
-            text = _with_errors(edited, problems)
-            continue
-        number = current.number if current else None
-        return EditorResult(checked.summary, checked.tags, checked.field, number, checked.warnings)
-    path = keep_unsaved_text(settings, venue_id, paper_id, text)
+            text = edit.with_errors(edited, problems)
+    path = keep_unsaved_text(settings, venue_id, paper_id, edit.typed(text))
     raise UsageError(f"edit not saved after {EDITOR_ROUNDS} tries ({'; '.join(problems)}); your text is in {path}")
+
+
+def edit_in_editor(
+    settings: Settings, store: Store, venue_id: str, paper_id: str, **options: Unpack[EditorOptions]
+) -> EditorResult | None:
+    """Open ``editor`` on the paper's current summary, tags and field; None when the editor changed nothing.
+
+    Reads the record without the venue's lock: a person may keep the editor open for a long time.  Save
+    the result under the lock with :func:`save_editor_result`.  Invalid input: see :func:`run_editor`.
+    """
+    record = store.load(venue_id, paper_id)
+    number = record.current.number if record.current else None
+
+    def check(edited: str) -> EditorResult:
+        checked = _parse_edited(edited, settings)
+        return EditorResult(checked.summary, checked.tags, checked.field, number, checked.warnings)
+
+    edit = Edit(_editor_text(settings, record), check, _with_errors)
+    return run_editor(settings, venue_id, paper_id, edit, **options)
 
 
 def _editor_text(settings: Settings, record: Record) -> str:

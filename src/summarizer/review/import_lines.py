@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError, field_validator, mo
 from summarizer.core import limits
 from summarizer.core.bounds import check_arxiv_id, check_names, check_oneline, check_text, check_title, check_url
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected
+from summarizer.core.errors import TextRejected
 from summarizer.core.ids import is_safe_paper_id, parse_arxiv_id, record_id, strip_version
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.rules import check_human_summary
@@ -173,7 +173,7 @@ class CheckedLine:
     note_warnings: list[str] = field(default_factory=list)
 
 
-class LineRejected(SummaryRejected):
+class LineRejected(TextRejected):
     """A bad line; ``line`` is the parsed line when its keys were readable (to find duplicates still)."""
 
     def __init__(self, problems: list[str], line: ImportLine | None = None):
@@ -205,14 +205,14 @@ def check_line(number: int, data: dict[str, Any], settings: Settings, venues: se
     try:
         human = check_human_summary(line.summary, line.tags, line.field, settings)
         line.summary, line.tags, checked.warnings = human.summary, human.tags, human.warnings
-    except SummaryRejected as exc:
+    except TextRejected as exc:
         problems += exc.problems
     if line.pending is not None:
         try:
             human = check_human_summary(line.pending.summary, line.pending.tags, line.pending.field, settings)
             line.pending.summary, line.pending.tags = human.summary, human.tags
             checked.pending_warnings = human.warnings
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             problems += [f"pending.{p}" for p in exc.problems]
     if line.notes is not None:
         problems += _check_notes(line.notes, checked)
@@ -229,7 +229,7 @@ def _check_notes(notes: NotesLine, checked: CheckedLine) -> list[str]:
             continue
         try:
             human = check_human_note(text.markdown, text.header)
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             problems += [f"{where}.{p}" for p in exc.problems]
             continue
         text.markdown, text.header = human.markdown, human.header

@@ -9,7 +9,7 @@ the review desk, with its checks of the version a page showed (``require_note_ve
 
 from __future__ import annotations
 
-from summarizer.core.errors import ChangedSince, NothingToApprove, SummaryRejected, UsageError
+from summarizer.core.errors import ChangedSince, NothingToApprove, TextRejected, UsageError
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.records import NoteVersion, Record
 from summarizer.core.report import Done
@@ -98,7 +98,7 @@ def save_note_edit(store: Store, record: Record, markdown: str, *, found: list[s
     header = base.header if base is not None else None
     try:
         checked = check_human_note(markdown, header)
-    except SummaryRejected as exc:
+    except TextRejected as exc:
         raise UsageError(f"note not saved: {exc}") from None
     math = base.math if base is not None else "tex"
     if base is not None and base.same_content(checked.markdown, checked.header, math):

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected
+from summarizer.core.errors import TextRejected
 from summarizer.core.ids import SAFE_PAPER_ID, normalize_title, slugify
 from summarizer.core.limits import TAGS
 from summarizer.core.note_markdown import summary_version
@@ -108,7 +108,7 @@ def _summary(settings: Settings, record: Record, file: Candidate) -> tuple[Check
         if text:
             try:
                 return check_human_summary(text, tags, field, settings), warnings
-            except SummaryRejected as exc:
+            except TextRejected as exc:
                 warnings.append(f"its 一句话总结 is not a summary ({'; '.join(exc.problems)}): the paper's is used")
                 tags = list(paper.tags) if paper else []
     return None, [*warnings, "no summary: it gets no page until it has one"]

@@ -9,18 +9,18 @@ the check adds) is removed before the text is checked.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
+from typing import Unpack
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected, UsageError
+from summarizer.core.errors import UsageError
 from summarizer.core.note_rules import HEADINGS, check_human_note
 from summarizer.core.report import Done
 from summarizer.core.sanitize import clean_line
 from summarizer.core.store import Store
 
-from .editor import EDITOR_ROUNDS, Editor, keep_unsaved_text
+from .editor import Edit, EditorOptions, keep_unsaved_text, run_editor
 from .note_actions import save_note_edit
 
 NOTE_EDIT_HELP = """\
@@ -60,13 +60,7 @@ def _with_errors(edited: str, problems: list[str]) -> str:
 
 
 def edit_note_in_editor(
-    settings: Settings,
-    store: Store,
-    venue_id: str,
-    paper_id: str,
-    *,
-    editor: Editor,
-    tell: Callable[[str], None] = lambda _: None,
+    settings: Settings, store: Store, venue_id: str, paper_id: str, **options: Unpack[EditorOptions]
 ) -> NoteEditResult | None:
     """Open ``editor`` on the paper's newest note (a blank one when it has none); None when nothing changed.
 
@@ -75,26 +69,16 @@ def edit_note_in_editor(
     """
     record = store.load(venue_id, paper_id)
     current = record.notes.current
-    text = _editor_text(record.title, current.markdown if current else BLANK_NOTE)
-    problems: list[str] = []
-    for _round in range(EDITOR_ROUNDS):
-        edited = editor(text)
-        if edited is None or edited == text:
-            if not problems:
-                return None
-            path = keep_unsaved_text(settings, venue_id, paper_id, _edited_markdown(text))
-            raise UsageError(f"edit cancelled, nothing saved ({'; '.join(problems)}); your text is in {path}")
-        markdown = _edited_markdown(edited)
-        try:
-            checked = check_human_note(markdown, current.header if current else None)
-        except SummaryRejected as exc:
-            problems = exc.problems
-            tell("not saved: " + "; ".join(problems))
-            text = _with_errors(markdown, problems)
-            continue
+
+    def check(edited: str) -> NoteEditResult:
+        checked = check_human_note(_edited_markdown(edited), current.header if current else None)
         return NoteEditResult(checked.markdown, current.number if current else None, checked.warnings)
-    path = keep_unsaved_text(settings, venue_id, paper_id, _edited_markdown(text))
-    raise UsageError(f"edit not saved after {EDITOR_ROUNDS} tries ({'; '.join(problems)}); your text is in {path}")
+
+    def with_errors(edited: str, problems: list[str]) -> str:
+        return _with_errors(_edited_markdown(edited), problems)
+
+    text = _editor_text(record.title, current.markdown if current else BLANK_NOTE)
+    return run_editor(settings, venue_id, paper_id, Edit(text, check, with_errors, _edited_markdown), **options)
 
 
 def save_note_editor_result(

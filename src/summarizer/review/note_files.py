@@ -114,7 +114,7 @@ def read_text(path: Path) -> str:
 
 
 def read_note(path: Path) -> ReadNote:
-    """The note in ``path``, checked as a person's note; ``NotANote``, ``SummaryRejected`` or ``ValueError``."""
+    """The note in ``path``, checked as a person's note; ``NotANote``, ``TextRejected`` or ``ValueError``."""
     text = read_text(path)
     changes: list[str] = []
     if "\t" in text or has_unsafe_characters(text):  # a tab alone can be a lost \t (\times, \theta)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected, UsageError
+from summarizer.core.errors import TextRejected, UsageError
 from summarizer.core.ids import normalize_title, strip_version
 from summarizer.core.note_markdown import summary_version
 from summarizer.core.note_rules import CheckedNote
@@ -141,8 +141,8 @@ def _check_file(plan: NotesPlan, path: Path) -> None:
     except OSError as exc:
         plan.failures.append((shown, f"cannot read it ({exc.strerror or exc})"))
         return
-    except ValueError as exc:  # SummaryRejected is one: the note's own problems
-        problems = exc.problems if isinstance(exc, SummaryRejected) else [str(exc)]
+    except ValueError as exc:  # TextRejected is one: the note's own problems
+        problems = exc.problems if isinstance(exc, TextRejected) else [str(exc)]
         plan.failures.append((shown, "; ".join(problems)))
         return
     parts = path.relative_to(plan.folder).parts

@@ -58,6 +58,11 @@ class PageEntry:
     mark: str = ""
 
     @property
+    def summary_block(self) -> str:
+        """The summary as a Markdown paragraph of its own, with the entry's mark."""
+        return escape_block_start(escape_summary(self.version.summary)) + self.mark
+
+    @property
     def sort(self) -> tuple[str, str, str]:
         return (sort_key(self.record.title), self.record.title, self.record.id)
 
@@ -265,30 +270,62 @@ def _hot_meta(hot: list[tuple[str, int]]) -> str:
     return f"，高频主题：{'、'.join(tag for tag, _ in hot)}" if hot else ""
 
 
+def _listing_page(
+    view: SiteView,
+    venue: Venue,
+    entries: list[PageEntry],
+    path: str,
+    *,
+    template: str,
+    texts: _ListingTexts,
+    **rest: Any,
+) -> str:
+    """A page that lists papers (``path``: a field's digest ``VENUE/FIELD``, the venue's page ``VENUE``); ``rest``
+    goes to the template as it is."""
+    n, hot = len(entries), view.hot(entries)
+    return view.env.get_template(template).render(
+        meta_title=yaml_scalar(meta_text(f"{texts.topic} · {n} 篇论文解读")),
+        meta_description=yaml_scalar(meta_text(f"{texts.lead} {n} 篇论文的中文解读{texts.covers}{_hot_meta(hot)}。")),
+        nav_key=view.nav_key(venue.id),
+        feed=f"{path}/feed.xml",
+        heading=escape_heading(texts.heading),
+        count=n,
+        hot=view.hot_links(entries, venue.id, path.count("/") + 1),
+        **rest,
+    )
+
+
+@dataclass(frozen=True)
+class _ListingTexts:
+    """A listing page's words: its heading, the title's topic, the description's lead (before the count) and
+    what it covers (after it)."""
+
+    heading: str
+    topic: str
+    lead: str
+    covers: str = ""
+
+
 def digest_entry(entry: PageEntry) -> tuple[str, str]:
     """A paper on its field page, as the reference lays it out: the term (its linked title) and the definition."""
     title = f"**[{escape_link_text(entry.record.title)}]({paper_file(entry.record.id)})**"
-    return title, escape_block_start(escape_summary(entry.version.summary)) + entry.mark
+    return title, entry.summary_block
 
 
 def field_page(view: SiteView, venue: Venue, spec: FieldSpec) -> str:
-    grouped = view.grouped
-    entries = grouped[venue.id][spec.id]
-    hot = view.hot(entries)
+    entries = view.grouped[venue.id][spec.id]
     cross = [link for other, link in view.cross_links(spec.id) if other != venue.id]
-    n = len(entries)
-    return view.env.get_template("field.md.j2").render(
-        meta_title=yaml_scalar(meta_text(f"{venue.name} {spec.name} · {n} 篇论文解读")),
-        meta_description=yaml_scalar(
-            meta_text(f"{venue.name} {_cjk_join(spec.name, '方向')} {n} 篇论文的中文解读{_hot_meta(hot)}。")
-        ),
-        nav_key=view.nav_key(venue.id),
-        feed=f"{venue.id}/{spec.id}/feed.xml",
-        heading=escape_heading(label(spec.emoji, spec.name)),
+    name = label(spec.emoji, spec.name)
+    texts = _ListingTexts(name, f"{venue.name} {spec.name}", f"{venue.name} {_cjk_join(spec.name, '方向')}")
+    return _listing_page(
+        view,
+        venue,
+        entries,
+        f"{venue.id}/{spec.id}",
+        template="field.md.j2",
+        texts=texts,
         venue_label=escape_inline(label(venue.emoji, venue.name)),
-        count=n,
         cross=cross,
-        hot=view.hot_links(entries, venue.id, 2),
         papers=[digest_entry(e) for e in entries],
     )
 
@@ -300,7 +337,6 @@ def _table_cell(markdown: str) -> str:
 def venue_page(view: SiteView, venue: Venue) -> str:
     by_field = view.grouped[venue.id]
     everything = [e for entries in by_field.values() for e in entries]
-    hot = view.hot(everything)
     fields = [
         {
             "id": spec.id,
@@ -315,19 +351,8 @@ def venue_page(view: SiteView, venue: Venue) -> str:
         for spec in view.settings.fields
         if spec.id in by_field
     ]
-    n = len(everything)
-    return view.env.get_template("venue.md.j2").render(
-        meta_title=yaml_scalar(meta_text(f"{venue.name} · {n} 篇论文解读")),
-        meta_description=yaml_scalar(
-            meta_text(f"{venue.name} {n} 篇论文的中文解读，覆盖 {len(fields)} 个方向{_hot_meta(hot)}。")
-        ),
-        nav_key=view.nav_key(venue.id),
-        feed=f"{venue.id}/feed.xml",
-        heading=escape_heading(label(venue.emoji, venue.name)),
-        count=n,
-        fields=fields,
-        hot=view.hot_links(everything, venue.id, 1),
-    )
+    texts = _ListingTexts(label(venue.emoji, venue.name), venue.name, venue.name, f"，覆盖 {len(fields)} 个方向")
+    return _listing_page(view, venue, everything, venue.id, template="venue.md.j2", texts=texts, fields=fields)
 
 
 def nav_title(text: str) -> str:

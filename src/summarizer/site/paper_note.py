@@ -22,9 +22,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from summarizer.core.fences import outside_fences
 from summarizer.core.ids import NEW_STYLE
 from summarizer.core.markdown_containment import contained
-from summarizer.core.note_markdown import outside_fences, render
+from summarizer.core.note_markdown import render
 from summarizer.core.note_rules import SECTIONS
 from summarizer.core.records import NoteVersion, Record
 

@@ -23,12 +23,10 @@ from summarizer.core.config import Venue
 from summarizer.core.ids import strip_version
 
 from .markdown_text import (
-    escape_block_start,
     escape_heading,
     escape_html,
     escape_inline,
     escape_link_text,
-    escape_summary,
     html_inline,
     link_target,
     meta_text,
@@ -129,7 +127,7 @@ def paper_page(view: SiteView, venue: Venue, entry: PageEntry) -> str:
         nav_key=view.nav_key(venue.id),
         heading=escape_heading(record.title),
         about=_about(view, venue, entry, note),
-        summary="" if note else escape_block_start(escape_summary(version.summary)) + entry.mark,
+        summary="" if note else entry.summary_block,
         note=note,
         note_class=NOTE_CLASS,
         venue_label=escape_link_text(label(venue.emoji, venue.name)),

@@ -39,6 +39,7 @@ THEME_FILES = (
     "overrides/partials/header.html",
     "overrides/partials/nav.html",
     "overrides/partials/nav-item.html",
+    "overrides/partials/site-parts.html",
     "hooks/sanitize.py",
     "hooks/page_safety.py",
     "hooks/search_index.py",

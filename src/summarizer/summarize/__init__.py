@@ -1,9 +1,10 @@
-"""Summarize stage: the model writes each paper's Chinese summary, tags and field, as a draft.
+"""Summarize stage: the model writes each paper's Chinese summary, tags and field, as a draft (and its note).
 
-Public entry points (what the CLI and the review desk call):
+Public entry points (what the pipeline, the CLI and the review desk call):
 
-* ``online.summarize_venue`` — each paper asked of the model, ``llm.max_concurrency`` at a time;
-* ``batch.summarize_venue_batch`` — the same papers through the provider's Batch API;
+* ``plan.start_run`` — a venue's run of a ``task.Task`` (summaries; ``note_task.NoteTask``: notes);
+* ``online.answer_online`` — the run's picked papers asked of the model, ``llm.max_concurrency`` at a time;
+* ``batch.answer_batch`` — the same papers through the provider's Batch API;
 * ``online.regenerate`` — one paper again, with an editor's feedback (the desk takes its steps
   ``ask_again``, ``save_regenerated``, ``record_failure``, to hold the venue's lock only to save);
 * ``batch_state.batch_rows`` — a venue's submitted batches, for ``status``;

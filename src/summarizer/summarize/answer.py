@@ -1,7 +1,7 @@
 """What the model must answer: the response schema, and raw output → a checked summary.
 
 ``parse_answer`` is the validator the transport's re-ask loop calls: it returns a checked
-summary or raises ``SummaryRejected`` with the problems worded for the model.  The schema is
+summary or raises ``TextRejected`` with the problems worded for the model.  The schema is
 strict (every key required, no extra keys) so a ``json_schema`` provider enforces it; for a
 ``json_object`` provider the same schema is written into the system prompt.
 """
@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, create_model, field_validator
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected
+from summarizer.core.errors import TextRejected
 from summarizer.core.rules import CheckedSummary, check_summary
 from summarizer.core.sanitize import clean_line, clean_text, unstorable_characters
 from summarizer.core.wording import validation_problems
@@ -99,36 +99,36 @@ _FENCE = re.compile(r"^\s*```(?:json)?\s*(.*?)\s*```\s*$", re.DOTALL)
 
 
 def json_object(raw: str, keys: str) -> dict[str, Any]:
-    """The JSON object a model answered (a ```json fence around it is forgiven), or ``SummaryRejected``."""
+    """The JSON object a model answered (a ```json fence around it is forgiven), or ``TextRejected``."""
     text = raw.strip()
     if not text:
-        raise SummaryRejected(["the answer was empty: reply with one JSON object"])
+        raise TextRejected(["the answer was empty: reply with one JSON object"])
     fenced = _FENCE.match(text)
     if fenced:
         text = fenced.group(1)
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise SummaryRejected([f"the answer is not valid JSON ({exc.msg}; character {exc.pos})"]) from None
+        raise TextRejected([f"the answer is not valid JSON ({exc.msg}; character {exc.pos})"]) from None
     if not isinstance(data, dict):
-        raise SummaryRejected([f"the answer must be a JSON object with keys {keys}"])
+        raise TextRejected([f"the answer must be a JSON object with keys {keys}"])
     unstorable = unstorable_characters(json.dumps(data, ensure_ascii=False))
     if unstorable:
         # A lone surrogate escape cannot be written as UTF-8: asking again costs less than a damaged text.
         named = ", ".join(unstorable[:3])
         problem = f"the answer holds {named} (a lone surrogate or a non-character): write each character itself"
-        raise SummaryRejected([problem])
+        raise TextRejected([problem])
     return data
 
 
 def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
-    """Raw model output → a checked summary, or ``SummaryRejected`` saying what is wrong, in words for the model."""
+    """Raw model output → a checked summary, or ``TextRejected`` saying what is wrong, in words for the model."""
     data = json_object(raw, "summary, tags, field")
     try:
         answer = answer_model(settings).model_validate(data)
     except ValidationError as exc:
         problems = validation_problems(exc, top="answer", special=functools.partial(_answer_problem, settings))
-        raise SummaryRejected(problems) from None
+        raise TextRejected(problems) from None
     return checked_answer(answer.summary, answer.tags, str(answer.field), settings)  # type: ignore[attr-defined]
 
 

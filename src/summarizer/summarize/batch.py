@@ -41,26 +41,15 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
-from summarizer.core.config import Settings
 from summarizer.core.errors import BatchNotFound, UsageError
 from summarizer.core.progress import QUIET, Progress
 from summarizer.core.report import Report, plural
-from summarizer.core.store import Store
 
 from .batch_api import ENDPOINT, TERMINAL, WINDOW, BatchAPI, BatchLimits, provider_words, shown_id, whole_count
 from .batch_collect import Collect, collect, retry
 from .batch_state import BatchEntry, VenueState, custom_id, load_state, save_state
 from .chat_request import chat_request
-from .plan import (
-    Job,
-    SummarizeRun,
-    papers_to_summarize,
-    plan_jobs,
-    serve_cached,
-    skip_batched,
-    start_run,
-)
-from .task import Task
+from .plan import AnswerRun, Job, Pick
 
 DEFAULT_LIMITS = BatchLimits()
 GONE = "result file gone"  # the status of a batch forgotten because the provider deleted its results
@@ -73,7 +62,7 @@ GONE = "result file gone"  # the status of a batch forgotten because the provide
 class _Batches:
     """One ``summarize --batch`` of a venue: its run, its provider, its state file, its limits, its person."""
 
-    run: SummarizeRun
+    run: AnswerRun
     state: VenueState
     limits: BatchLimits
     progress: Progress
@@ -93,8 +82,8 @@ class _Batches:
         save_state(self.run.settings.outputs_dir, self.state, self.run.task.kind)
 
 
-def _line(run: SummarizeRun, venue_id: str, job: Job) -> tuple[str, bytes]:
-    cid = custom_id(venue_id, job.record.id, run.task.prompt_hash)
+def _line(run: AnswerRun, job: Job) -> tuple[str, bytes]:
+    cid = custom_id(run.venue_id, job.record.id, run.task.prompt_hash)
     body = chat_request(run.settings.llm, job.messages, run.task.spec())
     line = {"custom_id": cid, "method": "POST", "url": ENDPOINT, "body": body}
     return cid, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")
@@ -108,7 +97,7 @@ def _chunks(b: _Batches, jobs: list[Job]) -> Iterator[tuple[dict[str, str], IO[b
         size = 0
         with tempfile.TemporaryFile() as handle:
             while waiting:
-                cid, data = _line(b.run, b.venue_id, waiting[0])
+                cid, data = _line(b.run, waiting[0])
                 full = len(requests) >= b.limits.max_requests or size + len(data) > b.limits.max_bytes
                 if requests and full:
                     break
@@ -207,32 +196,22 @@ def _retrieve(b: _Batches, entry: BatchEntry) -> Any:
 # -- the stage ---------------------------------------------------------------------------------------
 
 
-def summarize_venue_batch(
-    settings: Settings,
-    store: Store,
-    venue_id: str,
-    *,
-    limit: int | None = None,
-    force: bool = False,
-    wait: bool = True,
-    limits: BatchLimits = DEFAULT_LIMITS,
-    progress: Progress = QUIET,
-    task: Task | None = None,
-    only: list[str] | None = None,
+def answer_batch(
+    run: AnswerRun, pick: Pick, progress: Progress = QUIET, *, wait: bool = True, limits: BatchLimits = DEFAULT_LIMITS
 ) -> Report:
-    """Summarise the venue (or write ``task``'s answers: notes) through the Batch API (see the module doc)."""
-    run = start_run(settings, store, venue_id, task)
+    """``online.answer_online`` through the Batch API (see the module doc)."""
+    venue_id = run.venue_id
     command = run.task.command
-    b = _Batches(run, load_state(settings.outputs_dir, venue_id, run.task.kind), limits, progress)
+    b = _Batches(run, load_state(run.settings.outputs_dir, venue_id, run.task.kind), limits, progress)
     if b.state.open():
         _adopt(b)
-    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force, only=only), b.state)
-    jobs = list(plan_jobs(run, papers, limit))
+    papers = run.skip_batched(run.papers_to_answer(pick), b.state)
+    jobs = list(run.plan_jobs(papers, pick.limit))
     with progress.bar(f"{command} {venue_id} (cached)", total=len(jobs)) as bar:
-        misses = serve_cached(run, jobs, bar, force=force)
+        misses = run.serve_cached(jobs, bar, force=pick.force)
     if misses:
         for requests, data in _chunks(b, misses):
-            _submit_one(b, requests, data, force)
+            _submit_one(b, requests, data, pick.force)
         run.report.count("sent in a batch", len(misses))
     if not b.state.open():
         return run.report
@@ -253,7 +232,7 @@ def _finish(b: _Batches, entry: BatchEntry) -> None:
     A batch whose result file is gone is forgotten the same way: its unsaved papers are summarisable again.
     """
     batch = _wait(b, entry)
-    c = Collect(b.run, b.venue_id, entry)
+    c = Collect(b.run, entry)
     collect(b.api, c, batch)
     retry(b.run, c.retries)
     entry.collected = True

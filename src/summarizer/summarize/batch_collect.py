@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import BatchFileGone, NoInput, OutputInvalidError, PaperError, SummaryRejected
+from summarizer.core.errors import BatchFileGone, NoInput, OutputInvalidError, PaperError, TextRejected
 from summarizer.core.usage import Usage
 
 from .batch_api import BatchAPI, provider_words, whole_count
 from .batch_state import BatchEntry, paper_hash, paper_of
 from .llm import LLMClient, cut_off_problem, usage_of
-from .plan import Job, SummarizeRun, ask_model, persist, run_together
+from .plan import AnswerRun, Job, ask_model, run_together
 
 # Error codes for lines the batch never ran: left for the next run, not re-asked online.
 UNRUN = ("batch_expired", "batch_cancelled")
@@ -42,8 +42,7 @@ class _Retry:
 
 @dataclass
 class Collect:
-    run: SummarizeRun
-    venue_id: str
+    run: AnswerRun
     entry: BatchEntry
     retries: list[_Retry] = field(default_factory=list)
     seen: set[str] = field(default_factory=set)
@@ -55,11 +54,11 @@ class Collect:
 
         Ours: a request of this batch, naming this venue and a safe paper id (never another venue's record).
         """
-        paper_id = paper_of(cid, self.venue_id)
+        paper_id = paper_of(cid, self.run.venue_id)
         if paper_id is None or cid not in self.entry.requests or cid in self.seen:
             return None
         self.seen.add(cid)
-        record = self.run.store.get(self.venue_id, paper_id)
+        record = self.run.store.get(self.run.venue_id, paper_id)
         if record is None or self.run.task.skip_reason(record, self.entry.force) is not None:
             return None
         return Job(record, [], self.entry.requests[cid])
@@ -95,7 +94,7 @@ def _take(c: Collect, line: str) -> None:
     spec = task.spec()
     try:
         checked = spec.validate(raw)
-    except SummaryRejected as exc:
+    except TextRejected as exc:
         problems = list(exc.problems)
         if first.get("finish_reason") == "length":  # as the online re-ask says it
             problems.append(cut_off_problem(spec, c.run.settings.llm))
@@ -104,7 +103,7 @@ def _take(c: Collect, line: str) -> None:
     draft = task.answered(checked, c.run.settings.llm.model, paper_hash(item.get("custom_id")))
     if task.unchanged(job.record, draft):
         return  # saved by an earlier collection of this batch that was killed before it finished (--force)
-    persist(c.run, job, draft, usage)
+    c.run.persist(job, draft, usage)
     c.run.count(draft, usage)
 
 
@@ -145,7 +144,7 @@ def collect(api: BatchAPI, c: Collect, batch: Any) -> None:
         c.unrun += len(missing)
 
 
-async def retry_online(run: SummarizeRun, retries: list[_Retry]) -> None:
+async def retry_online(run: AnswerRun, retries: list[_Retry]) -> None:
     settings = run.settings
     queue = deque(retries)
     attempts = settings.llm.max_attempts - 1  # the batch's answer was the first
@@ -170,13 +169,13 @@ async def retry_online(run: SummarizeRun, retries: list[_Retry]) -> None:
                     run.fail(job, exc, usage)
                     continue
                 usage.add(retry.usage)
-                await asyncio.to_thread(persist, run, job, draft, usage)
+                await asyncio.to_thread(run.persist, job, draft, usage)
                 run.count(draft, usage)
 
         await run_together(*(worker() for _ in range(min(settings.llm.max_concurrency, len(retries)))))
 
 
-def retry(run: SummarizeRun, retries: list[_Retry]) -> None:
+def retry(run: AnswerRun, retries: list[_Retry]) -> None:
     """Online retries when ``max_attempts`` leaves room; otherwise each paper fails with its reason."""
     if not retries:
         return

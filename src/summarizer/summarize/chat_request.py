@@ -30,7 +30,7 @@ class AnswerSpec(Generic[T]):
     ``schema`` (a strict JSON schema, sent under ``name``) shapes the answer;
     ``schema_note`` says it in the system prompt when the provider only takes
     ``json_object`` (and so does not enforce the schema); ``validate`` turns
-    the raw text into ``T`` or raises ``SummaryRejected`` with the problems;
+    the raw text into ``T`` or raises ``TextRejected`` with the problems;
     ``reask`` builds the messages that show the model its previous answer and
     those problems (appended to the original messages); ``max_tokens`` caps the
     answer (None: ``llm.max_output_tokens``; a note is longer than a summary).

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from summarizer.core.config import Settings
-from summarizer.core.errors import SummaryRejected
+from summarizer.core.errors import TextRejected
 from summarizer.core.flags import DuplicateIndex, merge, record_warnings
 from summarizer.core.records import Record, Version
 from summarizer.core.rules import CheckedSummary
@@ -63,7 +63,7 @@ def add_llm_version(
 def draft_from_cache(entry: dict[str, Any], settings: Settings, prompt_hash: str) -> Draft | None:
     try:
         checked = checked_answer(str(entry["summary"]), [str(t) for t in entry["tags"]], str(entry["field"]), settings)
-    except (KeyError, TypeError, SummaryRejected):
+    except (KeyError, TypeError, TextRejected):
         return None
     return Draft(
         summary=checked.summary,

@@ -17,7 +17,7 @@ from summarizer.core.errors import NoInput
 from summarizer.core.store import Store
 from summarizer.core.tokens import estimate_tokens
 
-from .plan import papers_to_summarize, skip_batched, start_run
+from .plan import Pick, start_run
 from .task import Task
 
 
@@ -81,7 +81,7 @@ def dry_run(
     plan = DryRun(
         run.task.command, venue_id, settings.llm.model, price.input, price.output, settings.llm.batch_price_factor
     )
-    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force, only=only))
+    papers = run.skip_batched(run.papers_to_answer(Pick(limit, force, only)))
     schema_tokens = estimate_tokens(json.dumps(run.task.spec().schema, ensure_ascii=False))
     for record in papers:
         if limit is not None and len(plan.papers) >= limit:

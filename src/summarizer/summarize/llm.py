@@ -20,7 +20,7 @@ without it is free, outside the paper's ``llm.max_attempts``.
 
 ``complete_validated`` is the instructor-style loop; the caller's
 ``AnswerSpec`` brings the schema, the validator and the re-ask builder.  When
-the validator raises ``SummaryRejected`` the model sees its previous answer and
+the validator raises ``TextRejected`` the model sees its previous answer and
 the problems (worded by the caller), and answers again.  Each call is built
 (``chat_request``), sent, classified and accounted; a call that another call
 may improve on raises ``_TryAgain`` (why, and how long to wait first), and
@@ -45,7 +45,7 @@ import openai
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type
 
 from summarizer.core.config import LLMSettings
-from summarizer.core.errors import AuthenticationFailed, LLMError, OutputInvalidError, SummaryRejected
+from summarizer.core.errors import AuthenticationFailed, LLMError, OutputInvalidError, TextRejected
 from summarizer.core.pacing import RateLimiter
 from summarizer.core.retry import RetryPolicy, retry_after_seconds
 from summarizer.core.tokens import estimate_tokens
@@ -300,7 +300,7 @@ class LLMClient:
         answer = await self._call(state, spec)
         try:
             value = spec.validate(answer.content)
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             if answer.finish_reason != "length" and not_json(answer.content) and self.modes.ignored(answer.mode):
                 log.info(
                     "structured output: %s ignored json_schema; json_object for the rest of the run",

@@ -19,7 +19,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from summarizer.core import limits
-from summarizer.core.errors import SummaryRejected
+from summarizer.core.errors import TextRejected
 from summarizer.core.ids import parse_arxiv_id, strip_version
 from summarizer.core.note_rules import HEADINGS, has_chinese, length_warnings, markup_problems, split_sections
 from summarizer.core.sanitize import clean_line, clean_text
@@ -142,11 +142,11 @@ def _rule_problems(data: dict[str, Any]) -> list[str]:
 
 
 def check_note(data: dict[str, Any], ratings: bool) -> CheckedNote:
-    """A parsed answer (a dict of the schema's shape) checked; ``SummaryRejected`` listing every problem."""
+    """A parsed answer (a dict of the schema's shape) checked; ``TextRejected`` listing every problem."""
     try:
         answer = answer_model(ratings).model_validate(data)
     except ValidationError as exc:
-        raise SummaryRejected(validation_problems(exc, top="answer", special=_special)) from None
+        raise TextRejected(validation_problems(exc, top="answer", special=_special)) from None
     data = _cleaned(answer.model_dump())
     warnings: list[str] = []
     problems = _counts(data, warnings) + _shape_problems(data, warnings) + _rule_problems(data)
@@ -156,7 +156,7 @@ def check_note(data: dict[str, Any], ratings: bool) -> CheckedNote:
             f"the note is {len(markdown):,} characters; at most {limits.NOTE - HEADER_ROOM:,}: shorten every section"
         )
     if problems:
-        raise SummaryRejected(problems)
+        raise TextRejected(problems)
     warnings += length_warnings(split_sections(markdown), None)
     return CheckedNote(data, markdown, warnings)
 
@@ -170,7 +170,7 @@ def _special(error: Any, key: str) -> str | None:
 
 
 def parse_note(raw: str, ratings: bool) -> CheckedNote:
-    """Raw model output → a checked note, or ``SummaryRejected`` saying what is wrong, in words for the model."""
+    """Raw model output → a checked note, or ``TextRejected`` saying what is wrong, in words for the model."""
     return check_note(json_object(raw, "background, problem, method, experiments, highlights, …"), ratings)
 
 

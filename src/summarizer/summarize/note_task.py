@@ -15,7 +15,7 @@ from typing import Any
 
 from summarizer.core.bounds import fit_url
 from summarizer.core.config import Settings
-from summarizer.core.errors import NoInput, SummaryRejected
+from summarizer.core.errors import NoInput, TextRejected
 from summarizer.core.flags import merge
 from summarizer.core.note_flags import note_warnings
 from summarizer.core.note_markdown import summary_version
@@ -120,7 +120,7 @@ class NoteTask:
     def from_cache(self, entry: dict[str, Any]) -> NoteDraft | None:
         try:
             checked = check_note(entry["note"], self.ratings)
-        except (KeyError, TypeError, SummaryRejected):
+        except (KeyError, TypeError, TextRejected):
             return None
         model = str(entry.get("model") or self.settings.llm.model)
         return NoteDraft(checked.answer, checked.markdown, checked.warnings, model, self.prompt_hash, cached=True)

@@ -1,74 +1,27 @@
-"""``summarizer notes``: a per-paper note for every paper whose summary is approved, online or batched.
+"""A paper's note asked again: ``regen VENUE/ID --notes``, and the review desk's regenerate of a note.
 
-The same run as summaries (``plan``, ``online``, ``batch``) over ``note_task.NoteTask``: one model
-call per paper, ``llm.max_concurrency`` at a time, paced, cached, resumed after a kill, or through
-the Batch API at its price.  ``regenerate_note`` is ``regen VENUE/ID --notes --feedback TEXT``: one
-fresh call with the previous note and the editor's words; the result waits as a draft note.  Its steps
-(``ask_note_again``, ``save_regenerated_note``, ``record_note_failure``) are the review desk's regenerate
-of a note.
+``summarizer notes`` is the same run as summaries (``plan``, ``online``, ``batch``) over
+``note_task.NoteTask``: one model call per paper, ``llm.max_concurrency`` at a time, paced, cached,
+resumed after a kill, or through the Batch API at its price.  ``regenerate_note`` is
+``regen VENUE/ID --notes --feedback TEXT``: one fresh call with the previous note and the editor's words;
+the result waits as a draft note.  Its steps (``ask_note_again``, ``save_regenerated_note``,
+``record_note_failure``) are the review desk's regenerate of a note.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import LLMError
-from summarizer.core.progress import QUIET, Progress
 from summarizer.core.records import Record
-from summarizer.core.report import Done, Report, usage_line
+from summarizer.core.report import Done
 from summarizer.core.store import Store
-from summarizer.core.usage import Usage
 
-from .batch import DEFAULT_LIMITS, summarize_venue_batch
-from .batch_api import BatchLimits
 from .note_task import NoteDraft, NoteTask, add_note_version
-from .online import ask_fresh, record_failure, summarize_venue
+from .online import Regenerated, Regeneration, ask_fresh, record_failure, saved_regenerated
 
-
-def notes_venue(
-    settings: Settings,
-    store: Store,
-    venue_id: str,
-    *,
-    only: list[str] | None = None,
-    limit: int | None = None,
-    force: bool = False,
-    progress: Progress = QUIET,
-) -> Report:
-    """A draft note for each of the venue's papers (``only``: these) with an approved summary and no note yet."""
-    task = NoteTask(settings)
-    return summarize_venue(settings, store, venue_id, limit=limit, force=force, progress=progress, task=task, only=only)
-
-
-def notes_venue_batch(
-    settings: Settings,
-    store: Store,
-    venue_id: str,
-    *,
-    only: list[str] | None = None,
-    limit: int | None = None,
-    force: bool = False,
-    wait: bool = True,
-    limits: BatchLimits = DEFAULT_LIMITS,
-    progress: Progress = QUIET,
-) -> Report:
-    """``notes_venue`` through the Batch API (its own state file, ``outputs/state/VENUE.notes.json``)."""
-    task = NoteTask(settings)
-    return summarize_venue_batch(
-        settings, store, venue_id, limit=limit, force=force, wait=wait, limits=limits, progress=progress,
-        task=task, only=only,
-    )  # fmt: skip
-
-
-@dataclass
-class RegeneratedNote:
-    """A fresh note from the model, not yet in any record: what ``ask_note_again`` returns."""
-
-    draft: NoteDraft
-    usage: Usage
-    feedback: str | None
+RegeneratedNote = Regenerated[NoteDraft]
 
 
 def ask_note_again(settings: Settings, record: Record, *, feedback: str | None) -> RegeneratedNote:
@@ -92,18 +45,10 @@ def save_regenerated_note(settings: Settings, store: Store, record: Record, answ
     On an approved note the approved version stays published and the new one waits as a pending draft.
     """
     version = add_note_version(settings, record, answer.draft, feedback=answer.feedback)
-    record.usage.add(answer.usage)
-    store.save(record)
-    ref = f"{record.venue}/{record.id}"
-    done = Done([f"{ref}: note version {version.number} written by {answer.draft.model} ({usage_line(answer.usage)})"])
-    if record.notes.has_pending_draft:
-        done.lines.append(
-            f"note version {record.notes.approved_version} stays published; "
-            f"to publish the new one: summarizer review notes approve {ref}"
-        )
-    else:
-        done.lines.append(f"review it: summarizer review notes show {ref}")
-    return done
+    return saved_regenerated(store, record, answer, version.number, record.notes, notes=True)
+
+
+NOTES = Regeneration(ask_note_again, save_regenerated_note, record_note_failure)
 
 
 def regenerate_note(settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None) -> Done:
@@ -114,10 +59,4 @@ def regenerate_note(settings: Settings, store: Store, venue_id: str, paper_id: s
     stale-page check and ``save_regenerated_note`` (or ``record_note_failure``).  A failure is recorded
     with the paper (stage ``notes``, the model's last output) and raised.
     """
-    record = store.load(venue_id, paper_id)
-    try:
-        answer = ask_note_again(settings, record, feedback=feedback)
-    except LLMError as exc:
-        record_note_failure(store, venue_id, paper_id, exc)
-        raise
-    return save_regenerated_note(settings, store, record, answer)
+    return NOTES.regenerate(settings, store, venue_id, paper_id, feedback=feedback)

@@ -1,6 +1,6 @@
 """Summarize online: each paper asked of the model, ``llm.max_concurrency`` at a time.
 
-``summarize_venue`` writes a draft version into every fetched paper's record that has none (the
+``answer_online`` of a summaries run writes a draft version into every fetched paper's record that has none (the
 PDF's text, or the arXiv abstract when only that is known).  Answers are cached (``answer_cache``),
 so a re-run makes no call.  ``--force`` ignores the cache and redoes model drafts and rejected
 papers, but never touches an approved paper or one whose current version a person wrote or
@@ -16,34 +16,25 @@ fresh call (more only when an attempt fails), no cache, the previous summary and
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import LLMError, NoInput, PaperError, UsageError
 from summarizer.core.flags import DuplicateIndex
 from summarizer.core.progress import QUIET, Bar, Progress
-from summarizer.core.records import Record, Stage
+from summarizer.core.records import Record, Reviewed, Stage
 from summarizer.core.report import Done, Report, usage_line
 from summarizer.core.store import Store
 from summarizer.core.usage import Usage
 
 from .drafts import Draft, add_llm_version
 from .llm import LLMClient, usage_of
-from .plan import (
-    Job,
-    SummarizeRun,
-    ask_model,
-    cached_draft,
-    papers_to_summarize,
-    persist,
-    plan_jobs,
-    run_together,
-    skip_batched,
-    start_run,
-)
+from .plan import AnswerRun, Job, Pick, ask_model, run_together
 from .task import SummaryTask, Task
+
+A = TypeVar("A")  # a kind of answer: a summary's Draft, a NoteDraft
 
 
 async def aregenerate_summary(
@@ -78,15 +69,16 @@ def regenerate_summary(settings: Settings, record: Record, *, feedback: str | No
 
 
 @dataclass
-class Regenerated:
-    """A fresh answer for one paper, not saved yet (``ask_again``; ``save_regenerated`` saves it)."""
+class Regenerated(Generic[A]):
+    """A fresh answer for one paper (a summary's ``Draft``, a ``NoteDraft``), not saved yet (``ask_again``,
+    ``notes.ask_note_again``; ``save_regenerated``, ``notes.save_regenerated_note`` save it)."""
 
-    draft: Draft
+    draft: A
     usage: Usage
     feedback: str | None
 
 
-def ask_again(settings: Settings, record: Record, *, feedback: str | None) -> Regenerated:
+def ask_again(settings: Settings, record: Record, *, feedback: str | None) -> Regenerated[Draft]:
     """The model's fresh answer for ``record`` as loaded: needs no lock and writes nothing.
 
     Raises as ``regenerate_summary``; on an ``LLMError`` the caller notes it with ``record_failure``.
@@ -103,25 +95,65 @@ def record_failure(store: Store, venue_id: str, paper_id: str, error: LLMError, 
     store.save(record)
 
 
-def save_regenerated(settings: Settings, store: Store, record: Record, answer: Regenerated) -> Done:
+def save_regenerated(settings: Settings, store: Store, record: Record, answer: Regenerated[Draft]) -> Done:
     """Add the answer to ``record`` as its new draft version and save.  Call locked, ``record`` loaded under the lock.
 
     On an approved paper the approved version stays published and the new one waits as a pending draft.
     """
     duplicates = DuplicateIndex.of(store.records(record.venue))
     version = add_llm_version(record, answer.draft, feedback=answer.feedback, settings=settings, duplicates=duplicates)
+    return saved_regenerated(store, record, answer, version.number, record)
+
+
+def saved_regenerated(
+    store: Store, record: Record, answer: Regenerated[Any], number: int, reviewed: Reviewed[Any], *, notes: bool = False
+) -> Done:
+    """Save ``record``, which holds the answer as version ``number`` of ``reviewed`` (the paper's summaries, its
+    ``notes``), with what the answer cost; what was done, and what to review.  Call locked."""
     record.usage.add(answer.usage)
     store.save(record)
     ref = f"{record.venue}/{record.id}"
-    done = Done([f"{ref}: version {version.number} written by {answer.draft.model} ({usage_line(answer.usage)})"])
-    if record.has_pending_draft:
+    kind, review = ("note version", "summarizer review notes") if notes else ("version", "summarizer review")
+    done = Done([f"{ref}: {kind} {number} written by {answer.draft.model} ({usage_line(answer.usage)})"])
+    if reviewed.has_pending_draft:
         done.lines.append(
-            f"version {record.approved_version} stays published; "
-            f"to publish the new one: summarizer review approve {ref}"
+            f"{kind} {reviewed.approved_version} stays published; to publish the new one: {review} approve {ref}"
         )
     else:
-        done.lines.append(f"review it: summarizer review show {ref}")
+        done.lines.append(f"review it: {review} show {ref}")
     return done
+
+
+class AskAgain(Protocol):
+    def __call__(self, settings: Settings, record: Record, *, feedback: str | None) -> Regenerated[Any]: ...
+
+
+@dataclass(frozen=True)
+class Regeneration:
+    """One kind's regenerate steps (``SUMMARIES`` here, ``notes.NOTES``): ``ask`` the model with no lock held
+    (``UsageError`` when the paper has nothing to read, ``LLMError`` when the attempts run out); then, locked,
+    ``save`` the answer (``settings, store, record loaded under the lock, answer``) or ``fail``: note the
+    ``LLMError`` in the paper's record (``store, venue_id, paper_id, error``)."""
+
+    ask: AskAgain
+    save: Callable[[Settings, Store, Record, Regenerated[Any]], Done]
+    fail: Callable[[Store, str, str, LLMError], None]
+
+    def regenerate(
+        self, settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None
+    ) -> Done:
+        """The three steps under the venue's lock, held for the whole call (the caller's): a failure is recorded
+        with the paper, with the model's last raw output, and raised."""
+        record = store.load(venue_id, paper_id)
+        try:
+            answer = self.ask(settings, record, feedback=feedback)
+        except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
+            self.fail(store, venue_id, paper_id, exc)
+            raise
+        return self.save(settings, store, record, answer)
+
+
+SUMMARIES = Regeneration(ask_again, save_regenerated, record_failure)
 
 
 def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *, feedback: str | None) -> Done:
@@ -132,13 +164,7 @@ def regenerate(settings: Settings, store: Store, venue_id: str, paper_id: str, *
     its stale-page check and ``save_regenerated`` (or ``record_failure``).  A failure is recorded in
     the paper's record, with the model's last raw output, and raised.
     """
-    record = store.load(venue_id, paper_id)
-    try:
-        answer = ask_again(settings, record, feedback=feedback)
-    except LLMError as exc:  # this paper's failure; a refused key (AuthenticationFailed) is not one
-        record_failure(store, venue_id, paper_id, exc)
-        raise
-    return save_regenerated(settings, store, record, answer)
+    return SUMMARIES.regenerate(settings, store, venue_id, paper_id, feedback=feedback)
 
 
 class _OnlinePass:
@@ -149,7 +175,7 @@ class _OnlinePass:
     planned, and the rest are planned while the model answers those.
     """
 
-    def __init__(self, run: SummarizeRun, bar: Bar, *, workers: int, force: bool):
+    def __init__(self, run: AnswerRun, bar: Bar, *, workers: int, force: bool):
         self.run = run
         self.bar = bar
         self.workers = workers
@@ -171,7 +197,7 @@ class _OnlinePass:
 
     async def _plan(self, jobs: Iterator[Job]) -> None:
         for job in jobs:
-            draft = None if self.force else cached_draft(self.run, job)
+            draft = None if self.force else self.run.cached_draft(job)
             if draft is None:
                 self.todo.put_nowait(job)
             else:
@@ -204,7 +230,7 @@ class _OnlinePass:
     async def _save(self, job: Job, draft: Any, usage: Usage) -> None:
         # The writes (record, answer cache; fsync'd) and the suspicion checks run in a thread, off
         # the event loop that every worker's requests and answers go through.
-        await asyncio.to_thread(persist, self.run, job, draft, usage)
+        await asyncio.to_thread(self.run.persist, job, draft, usage)
         self._counted(draft, usage)
 
     def _counted(self, draft: Any, usage: Usage) -> None:
@@ -212,27 +238,14 @@ class _OnlinePass:
         self.bar.advance(self.run.progress_line())
 
 
-def summarize_venue(
-    settings: Settings,
-    store: Store,
-    venue_id: str,
-    *,
-    limit: int | None = None,
-    force: bool = False,
-    progress: Progress = QUIET,
-    task: Task | None = None,
-    only: list[str] | None = None,
-) -> Report:
-    """Summarise the venue's fetched papers that have no summary yet (see the module doc).
-
-    With ``task`` the same run writes another kind of answer (``notes.NoteTask``); ``only`` keeps it to those papers.
-    """
-    run = start_run(settings, store, venue_id, task)
-    papers = skip_batched(run, venue_id, papers_to_summarize(run, venue_id, force=force, only=only))
-    total = len(papers) if limit is None else min(limit, len(papers))
-    with progress.bar(f"{run.task.command} {venue_id}", total=total) as bar:
+def answer_online(run: AnswerRun, pick: Pick, progress: Progress = QUIET) -> Report:
+    """Ask the model, ``llm.max_concurrency`` papers at a time, for the picked papers the run's task (summaries, notes)
+    has no answer for yet (see the module doc)."""
+    papers = run.skip_batched(run.papers_to_answer(pick))
+    total = len(papers) if pick.limit is None else min(pick.limit, len(papers))
+    with progress.bar(f"{run.task.command} {run.venue_id}", total=total) as bar:
         if total:
-            workers = min(settings.llm.max_concurrency, total)
-            online = _OnlinePass(run, bar, workers=workers, force=force)
-            asyncio.run(online.answer(plan_jobs(run, papers, limit, bar)))
+            workers = min(run.settings.llm.max_concurrency, total)
+            online = _OnlinePass(run, bar, workers=workers, force=pick.force)
+            asyncio.run(online.answer(run.plan_jobs(papers, pick.limit, bar)))
     return run.report

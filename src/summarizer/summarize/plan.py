@@ -1,9 +1,10 @@
 """One venue's run of a ``Task`` (summaries or notes), shared by the online and the Batch API paths.
 
-Which papers need an answer (``papers_to_summarize``, the task's ``skip_reason``), each paper's
+A run (``AnswerRun``, made by ``start_run``) holds its venue: which papers need an answer
+(``papers_to_answer`` of a ``Pick``, the task's ``skip_reason``; ``skip_batched``), each paper's
 prompt and cache key (``plan_jobs``), answers from the cache (``cached_draft``, ``serve_cached``),
-one paper asked of the model (``ask_model``), and a paid answer saved for good (``persist``: the
-record first, then the answer cache).  ``online`` and ``batch`` are peers over this module.
+and a paid answer saved for good (``persist``: the record first, then the answer cache).  One
+paper asked of the model is ``ask_model``.  ``online`` and ``batch`` are peers over this module.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ async def ask_model(
 
 @dataclass
 class Job:
-    """One paper to summarise: its record, the messages the model gets, the answer-cache key."""
+    """One paper to ask about: its record, the messages the model gets, the answer-cache key."""
 
     record: Record
     messages: list[dict[str, str]]
@@ -52,11 +53,22 @@ class Job:
 
 
 @dataclass
-class SummarizeRun:
-    """One venue's run of a task (online or batch): its settings, counts, usage and report."""
+class Pick:
+    """Which of a venue's papers a run asks about: ``only`` these ids (else every one), those answered already
+    again with ``force`` (as the task allows), at most ``limit`` of them."""
+
+    limit: int | None = None
+    force: bool = False
+    only: list[str] | None = None
+
+
+@dataclass
+class AnswerRun:
+    """One venue's run of a task (summaries or notes; online or batch): its settings, counts, usage and report."""
 
     settings: Settings
     store: Store
+    venue_id: str
     task: Task
     cache: AnswerCache
     report: Report
@@ -73,6 +85,83 @@ class SummarizeRun:
             f"{tokens:,} tokens · ${self.usage.cost_usd:.4f} spent"
         )
 
+    def papers_to_answer(self, pick: Pick) -> list[Record]:
+        """The venue's papers that need an answer, in order (``pick.only``: these ids); the others are counted under
+        why.
+
+        No paper's text is read here.  ``UnknownPaper`` names an id of ``only`` the venue has no record of.
+        """
+        records = self.store.records(self.venue_id)
+        self.task.prepare(records)
+        if not records:
+            self.report.warn(
+                f"{self.venue_id} has no papers yet: run `summarizer fetch {self.venue_id}` (or import) first"
+            )
+        if pick.only is not None:
+            records = self._named(records, pick.only)
+        papers: list[Record] = []
+        for record in records:
+            skip = self.task.skip_reason(record, pick.force)
+            if skip is None:
+                papers.append(record)
+            else:
+                self.report.count(skip)
+        return papers
+
+    def _named(self, records: list[Record], only: list[str]) -> list[Record]:
+        by_id = {record.id: record for record in records}
+        for paper_id in only:
+            if paper_id not in by_id:
+                self.store.load(self.venue_id, paper_id)  # UnknownPaper, in the store's words (or a corrupt record's)
+        return [by_id[paper_id] for paper_id in dict.fromkeys(only) if paper_id in by_id]
+
+    def skip_batched(self, papers: list[Record], state: VenueState | None = None) -> list[Record]:
+        """The papers not waiting in a submitted batch (those are counted, not asked twice)."""
+        pending = (state or load_state(self.settings.outputs_dir, self.venue_id, self.task.kind)).pending_papers()
+        kept = [record for record in papers if record.id not in pending]
+        if len(kept) < len(papers):
+            collect = f"collect: {self.task.command} {self.venue_id} --batch"
+            label = "in a batch submitted before" if state else f"waiting in a batch ({collect})"
+            self.report.count(label, len(papers) - len(kept))
+        return kept
+
+    def plan_jobs(self, papers: list[Record], limit: int | None = None, bar: Bar | None = None) -> Iterator[Job]:
+        """Each paper's job (its messages and cache key), made as it is asked for; at most ``limit`` of them.
+
+        A paper whose text cannot be read fails with the reason (one more done on ``bar``) and does not
+        count towards ``limit`` (it counts papers that will really be asked about).
+        """
+        planned = 0
+        for record in papers:
+            if limit is not None and planned >= limit:
+                return
+            try:
+                messages = self.task.messages(record)
+            except NoInput as exc:
+                self.fail(Job(record, [], ""), exc, Usage())
+                if bar is not None:
+                    bar.advance(self.progress_line())
+                continue
+            planned += 1
+            yield Job(record, messages, self.task.cache_key(messages))
+
+    def cached_draft(self, job: Job) -> Any | None:
+        """The job's answer from the cache, when it is there and still passes the checks."""
+        entry = self.cache.get(job.key)
+        return self.task.from_cache(entry) if entry else None
+
+    def serve_cached(self, jobs: list[Job], bar: Bar, *, force: bool = False) -> list[Job]:
+        """Save every job whose answer is cached (unless ``force``); the rest (the misses) are returned."""
+        misses: list[Job] = []
+        for job in jobs:
+            draft = None if force else self.cached_draft(job)
+            if draft is None:
+                misses.append(job)
+            else:
+                self.succeed(job, draft, Usage())
+                bar.advance(self.progress_line())
+        return misses
+
     def succeed(self, job: Job, draft: Any, usage: Usage) -> None:
         self.save(job, draft, usage)
         self.count(draft, usage)
@@ -84,6 +173,24 @@ class SummarizeRun:
             self.report.count(label)
         record.usage.add(usage)
         self.store.save(record)
+
+    def persist(self, job: Job, draft: Any, usage: Usage) -> None:
+        """A paid answer is kept: the record first, then the cache; a cache that cannot be written is
+        reported once for the run, not fatal.  When the record cannot be written, the cache still gets
+        the answer, so the next run (once the folder is fixed) does not pay for it again."""
+        try:
+            self.save(job, draft, usage)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                self._cache_put(job, draft, usage)
+            raise
+        try:
+            self._cache_put(job, draft, usage)
+        except FileSystemError as exc:
+            self.cache_failed(exc)
+
+    def _cache_put(self, job: Job, draft: Any, usage: Usage) -> None:
+        self.cache.put(job.key, self.task.cache_entry(draft), draft.model, draft.prompt_hash, usage)
 
     def cache_failed(self, error: FileSystemError) -> None:
         """Told once a run: the answers are in the records, so nothing is lost, but a re-run would pay."""
@@ -117,26 +224,6 @@ class SummarizeRun:
         self.report.fail(record.id, error.reason)
 
 
-def persist(run: SummarizeRun, job: Job, draft: Any, usage: Usage) -> None:
-    """A paid answer is kept: the record first, then the cache; a cache that cannot be written is
-    reported once for the run, not fatal.  When the record cannot be written, the cache still gets
-    the answer, so the next run (once the folder is fixed) does not pay for it again."""
-    try:
-        run.save(job, draft, usage)
-    except BaseException:
-        with contextlib.suppress(Exception):
-            _cache_put(run, job, draft, usage)
-        raise
-    try:
-        _cache_put(run, job, draft, usage)
-    except FileSystemError as exc:
-        run.cache_failed(exc)
-
-
-def _cache_put(run: SummarizeRun, job: Job, draft: Any, usage: Usage) -> None:
-    run.cache.put(job.key, run.task.cache_entry(draft), draft.model, draft.prompt_hash, usage)
-
-
 async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:
     """Run these at once; the first exception (a RunError) cancels the rest and is raised."""
     tasks = [asyncio.create_task(coroutine) for coroutine in coroutines]
@@ -148,98 +235,12 @@ async def run_together(*coroutines: Coroutine[Any, Any, None]) -> None:
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-def start_run(settings: Settings, store: Store, venue_id: str, task: Task | None = None) -> SummarizeRun:
+def start_run(settings: Settings, store: Store, venue_id: str, task: Task | None = None) -> AnswerRun:
     """A run of ``task`` (default: summaries) over one configured venue (the report carries the run's usage)."""
     settings.venue(venue_id)
     task = task or SummaryTask(settings)
     cache = AnswerCache(settings.cache_dir)
     cache.remove_leftover_temp_files()
-    run = SummarizeRun(settings, store, task, cache, Report(task.command, venue_id))
+    run = AnswerRun(settings, store, venue_id, task, cache, Report(task.command, venue_id))
     run.report.usage = run.usage
     return run
-
-
-def papers_to_summarize(
-    run: SummarizeRun, venue_id: str, *, force: bool = False, only: list[str] | None = None
-) -> list[Record]:
-    """The venue's papers that need an answer, in order (``only``: these ids); the others are counted under why.
-
-    No paper's text is read here.  ``UnknownPaper`` names an id of ``only`` the venue has no record of.
-    """
-    records = run.store.records(venue_id)
-    run.task.prepare(records)
-    if not records:
-        run.report.warn(f"{venue_id} has no papers yet: run `summarizer fetch {venue_id}` (or import) first")
-    if only is not None:
-        records = _named(run, venue_id, records, only)
-    papers: list[Record] = []
-    for record in records:
-        skip = run.task.skip_reason(record, force)
-        if skip is None:
-            papers.append(record)
-        else:
-            run.report.count(skip)
-    return papers
-
-
-def _named(run: SummarizeRun, venue_id: str, records: list[Record], only: list[str]) -> list[Record]:
-    by_id = {record.id: record for record in records}
-    for paper_id in only:
-        if paper_id not in by_id:
-            run.store.load(venue_id, paper_id)  # UnknownPaper, in the store's words (or a corrupt record's)
-    return [by_id[paper_id] for paper_id in dict.fromkeys(only) if paper_id in by_id]
-
-
-def plan_jobs(
-    run: SummarizeRun, papers: list[Record], limit: int | None = None, bar: Bar | None = None
-) -> Iterator[Job]:
-    """Each paper's job (its messages and cache key), made as it is asked for; at most ``limit`` of them.
-
-    A paper whose text cannot be read fails with the reason (one more done on ``bar``) and does not
-    count towards ``limit`` (it counts papers that will really be asked about).
-    """
-    planned = 0
-    for record in papers:
-        if limit is not None and planned >= limit:
-            return
-        try:
-            messages = run.task.messages(record)
-        except NoInput as exc:
-            run.fail(Job(record, [], ""), exc, Usage())
-            if bar is not None:
-                bar.advance(run.progress_line())
-            continue
-        planned += 1
-        yield Job(record, messages, run.task.cache_key(messages))
-
-
-def cached_draft(run: SummarizeRun, job: Job) -> Any | None:
-    """The job's answer from the cache, when it is there and still passes the checks."""
-    entry = run.cache.get(job.key)
-    return run.task.from_cache(entry) if entry else None
-
-
-def serve_cached(run: SummarizeRun, jobs: list[Job], bar: Bar, *, force: bool = False) -> list[Job]:
-    """Save every job whose answer is cached (unless ``force``); the rest (the misses) are returned."""
-    misses: list[Job] = []
-    for job in jobs:
-        draft = None if force else cached_draft(run, job)
-        if draft is None:
-            misses.append(job)
-        else:
-            run.succeed(job, draft, Usage())
-            bar.advance(run.progress_line())
-    return misses
-
-
-def skip_batched(
-    run: SummarizeRun, venue_id: str, papers: list[Record], state: VenueState | None = None
-) -> list[Record]:
-    """The papers not waiting in a submitted batch (those are counted, not asked twice)."""
-    pending = (state or load_state(run.settings.outputs_dir, venue_id, run.task.kind)).pending_papers()
-    kept = [record for record in papers if record.id not in pending]
-    if len(kept) < len(papers):
-        collect = f"collect: {run.task.command} {venue_id} --batch"
-        label = "in a batch submitted before" if state else f"waiting in a batch ({collect})"
-        run.report.count(label, len(papers) - len(kept))
-    return kept

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import NoInput, PaperError
-from summarizer.core.paper_text import paper_sections
 from summarizer.core.progress import QUIET, Bar, Progress
 from summarizer.core.records import Record
 from summarizer.core.usage import Usage
@@ -23,7 +22,7 @@ from summarizer.core.usage import Usage
 from .answer_cache import AnswerCache
 from .drafts import Draft
 from .llm import LLMClient, usage_of
-from .plan import ask_model
+from .plan import Job, ask_model
 from .task import SummaryTask
 
 
@@ -44,13 +43,6 @@ class TrialAnswer:
     failure: str | None = None
 
 
-@dataclass
-class _Job:
-    record: Record
-    messages: list[dict[str, str]]
-    key: str
-
-
 class _Trial:
     def __init__(self, settings: Settings, bar: Bar):
         self.settings = settings
@@ -59,15 +51,14 @@ class _Trial:
         self.bar = bar
         self.client: LLMClient | None = None  # made for the first miss: a sample the cache answers needs no key
 
-    def job(self, record: Record) -> _Job | TrialAnswer:
+    def job(self, record: Record) -> Job | TrialAnswer:
         try:
-            sections = paper_sections(self.settings, record)
+            messages = self.task.messages(record)
         except NoInput as exc:
             return TrialAnswer(record.id, None, Usage(), None, False, exc.reason)
-        messages = self.task.prompts.messages(self.settings, record, sections)
-        return _Job(record, messages, self.task.cache_key(messages))
+        return Job(record, messages, self.task.cache_key(messages))
 
-    def cached(self, job: _Job) -> TrialAnswer | None:
+    def cached(self, job: Job) -> TrialAnswer | None:
         entry = self.cache.get(job.key)
         draft = self.task.from_cache(entry) if entry else None
         if entry is None or draft is None:
@@ -79,7 +70,7 @@ class _Trial:
         latency = entry.get("latency_s")
         return TrialAnswer(job.record.id, draft, usage, float(latency) if latency is not None else None, True)
 
-    async def ask(self, job: _Job) -> TrialAnswer:
+    async def ask(self, job: Job) -> TrialAnswer:
         if self.client is None:
             self.client = LLMClient(self.settings.llm)
         started = time.monotonic()  # reported as the model's latency for this paper, never compared in a test
@@ -94,7 +85,7 @@ class _Trial:
         )
         return TrialAnswer(job.record.id, draft, usage, latency, False)
 
-    async def answer(self, item: _Job | TrialAnswer) -> TrialAnswer:
+    async def answer(self, item: Job | TrialAnswer) -> TrialAnswer:
         found = item if isinstance(item, TrialAnswer) else self.cached(item) or await self.ask(item)
         self.bar.advance()
         return found

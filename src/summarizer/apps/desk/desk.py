@@ -20,7 +20,7 @@ from summarizer.core.errors import (
     LockedError,
     Problems,
     SummarizerError,
-    SummaryRejected,
+    TextRejected,
     UsageError,
 )
 from summarizer.core.records import Record
@@ -31,7 +31,7 @@ from summarizer.core.store import Store
 from summarizer.review import actions as review
 from summarizer.review import note_actions as notes
 from summarizer.review.actions import TAG_SEPARATORS, ReviewState
-from summarizer.summarize.online import ask_again, record_failure, save_regenerated
+from summarizer.summarize.online import SUMMARIES, Regeneration
 
 from .decisions import Decision, Decisions
 
@@ -185,39 +185,31 @@ class Desk:
     def _regen(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
         feedback = feedback_of(data)
         record = self.regenerate_unlocked(
+            SUMMARIES,
             venue_id,
             paper,
+            feedback,
             as_seen=lambda: review.require_version(self.store, venue_id, paper, seen.version, status=seen.status),
-            ask=lambda record: ask_again(self.settings, record, feedback=feedback),
-            record_failure=record_failure,
-            save=lambda record, fresh: save_regenerated(self.settings, self.store, record, fresh),
         )
         now = record.current
         return f"{venue_id}/{paper}: version {now.number if now else '?'} written, waiting for review"
 
     def regenerate_unlocked(
-        self,
-        venue_id: str,
-        paper: str,
-        *,
-        as_seen: Callable[[], Record],
-        ask: Callable[[Record], Any],
-        record_failure: Callable[[Store, str, str, LLMError], None],
-        save: Callable[[Record, Any], object],
+        self, kind: Regeneration, venue_id: str, paper: str, feedback: str | None, *, as_seen: Callable[[], Record]
     ) -> Record:
-        """The model is asked with no lock held (a click must not block every command meanwhile); the lock is taken
-        to save, if the page's version (``as_seen`` raises when it is not) is still current; the record as saved."""
-        # A stale page pays for no call: checked before asking, and again before saving.
+        """``kind``'s regeneration with no lock held while the model writes (a click must not block every command
+        meanwhile); the lock is taken to save, if the page's version is still current (``as_seen`` raises when it
+        is not: a stale page pays for no call, checked before asking and again before saving); the record saved."""
         record = as_seen()
         try:
-            fresh = ask(record)
+            fresh = kind.ask(self.settings, record, feedback=feedback)
         except LLMError as exc:
             with self.locked(venue_id):
-                record_failure(self.store, venue_id, paper, exc)
+                kind.fail(self.store, venue_id, paper, exc)
             raise
         with self.locked(venue_id):
             record = as_seen()
-            save(record, fresh)
+            kind.save(self.settings, self.store, record, fresh)
         return record
 
     def _edit(self, venue_id: str, paper: str, data: dict[str, Any]) -> str:
@@ -226,7 +218,7 @@ class Desk:
         field = str(data.get("field") or "")
         try:  # the rules `review edit` applies, checked first so every problem shows beside the form
             check_human_summary(summary, tags, field, self.settings)
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             raise Problems(exc.problems) from None
         before = self.store.load(venue_id, paper).current
         review.edit(self.settings, self.store, venue_id, paper, summary=summary, tags=tags, field=field)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from summarizer.core.fences import outside_fences
 from summarizer.core.flags import warning_kind
 
 _MATH = re.compile(r"\\\(.*?\\\)|\\\[.*?\\\]|\$[^$\n]+\$", re.DOTALL)
@@ -55,7 +56,6 @@ def mark_flagged(summary: str, tokens: list[str]) -> list[tuple[str, bool]]:
     return [(text, flagged) for text, flagged in parts if text]
 
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 # Code spans, link targets, tags and autolinks, character references (``&#91;``): a mark inside any of
 # them would show as text or break it.
 _LEFT_AS_IS = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)|\]\([^)\n]*\)|<[^<>\n]*>|&#?\w+;")
@@ -98,17 +98,7 @@ def mark_markdown(markdown: str, tokens: list[str], flag: str = FLAG) -> str:
     """
     if not tokens:
         return markdown
-    lines: list[str] = []
-    fence: str | None = None
-    for line in markdown.split("\n"):
-        opened = _FENCE.match(line)
-        if fence is not None:
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence):
-                fence = None
-            lines.append(line)
-        elif opened:
-            fence = opened.group(1)
-            lines.append(line)
-        else:
-            lines.append(_mark_line(line, tokens, flag))
+    lines = markdown.split("\n")
+    for i, line in outside_fences(lines):
+        lines[i] = _mark_line(line, tokens, flag)
     return "\n".join(lines)

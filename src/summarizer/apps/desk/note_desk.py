@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from summarizer.core.errors import Problems, SummaryRejected, UsageError
+from summarizer.core.errors import Problems, TextRejected, UsageError
 from summarizer.core.note_rules import check_human_note
 from summarizer.core.records import Record
 from summarizer.review import note_actions as notes
-from summarizer.summarize.notes import ask_note_again, record_note_failure, save_regenerated_note
+from summarizer.summarize.notes import NOTES
 
 from .desk import NOTE, Desk, Outcome, Seen, answer, feedback_of, reason_of
 
@@ -62,7 +62,7 @@ class NoteDesk:
         current = record.notes.current
         try:  # checked first, so every problem shows beside the form and the text stays there
             check_human_note(markdown, current.header if current else None)
-        except SummaryRejected as exc:
+        except TextRejected as exc:
             raise Problems(exc.problems) from None
         done = notes.save_note_edit(self.desk.store, record, markdown)
         if not done.changed:
@@ -72,15 +72,8 @@ class NoteDesk:
         return f"saved the note of {record.venue}/{record.id} version {number} (human), waiting for review"
 
     def _regen(self, venue_id: str, paper: str, seen: Seen, data: dict[str, Any]) -> str:
-        feedback = feedback_of(data)
-        desk = self.desk
-        record = desk.regenerate_unlocked(
-            venue_id,
-            paper,
-            as_seen=lambda: NOTE.as_seen(desk.store, venue_id, paper, seen),
-            ask=lambda record: ask_note_again(desk.settings, record, feedback=feedback),
-            record_failure=record_note_failure,
-            save=lambda record, fresh: save_regenerated_note(desk.settings, desk.store, record, fresh),
-        )
+        feedback, desk = feedback_of(data), self.desk
+        as_seen = lambda: NOTE.as_seen(desk.store, venue_id, paper, seen)  # noqa: E731
+        record = desk.regenerate_unlocked(NOTES, venue_id, paper, feedback, as_seen=as_seen)
         now = record.notes.current
         return f"{venue_id}/{paper}: note version {now.number if now else '?'} written, waiting for review"

@@ -102,6 +102,11 @@ class Lengths:
         }
 
 
+def ratio(part: float, whole: float) -> float:
+    """``part / whole``, 0.0 when there is no whole (nothing looked at scores nothing)."""
+    return part / whole if whole else 0.0
+
+
 # -- fields ------------------------------------------------------------------------------------------------
 
 
@@ -114,16 +119,16 @@ class ClassScore:
 
     @property
     def precision(self) -> float:
-        return self.correct / self.predicted if self.predicted else 0.0
+        return ratio(self.correct, self.predicted)
 
     @property
     def recall(self) -> float:
-        return self.correct / self.support if self.support else 0.0
+        return ratio(self.correct, self.support)
 
     @property
     def f1(self) -> float:
         p, r = self.precision, self.recall
-        return 2 * p * r / (p + r) if p + r else 0.0
+        return ratio(2 * p * r, p + r)
 
 
 @dataclass
@@ -140,11 +145,11 @@ class FieldScores:
 
     @property
     def accuracy(self) -> float:
-        return sum(self.matrix[i][i] for i in range(len(self.labels))) / self.n if self.n else 0.0
+        return ratio(sum(self.matrix[i][i] for i in range(len(self.labels))), self.n)
 
     @property
     def macro_f1(self) -> float:
-        return sum(c.f1 for c in self.classes) / len(self.classes) if self.classes else 0.0
+        return ratio(sum(c.f1 for c in self.classes), len(self.classes))
 
 
 def field_scores(pairs: Sequence[tuple[str, str]], order: Sequence[str] = ()) -> FieldScores:
@@ -175,11 +180,11 @@ class TagRecall:
 
     @property
     def recall(self) -> float:
-        return self.hits / self.mapped if self.mapped else 0.0
+        return ratio(self.hits, self.mapped)
 
     @property
     def mapped_share(self) -> float:
-        return self.mapped / self.keywords if self.keywords else 0.0
+        return ratio(self.mapped, self.keywords)
 
 
 def vocabulary_tag(word: str, tags: TagSettings) -> str | None:
@@ -216,7 +221,7 @@ class NumberCheck:
 
     @property
     def share(self) -> float:
-        return len(self.flagged) / self.checked if self.checked else 0.0
+        return ratio(len(self.flagged), self.checked)
 
 
 def number_check(items: Iterable[tuple[str, str, str | None]]) -> NumberCheck:
