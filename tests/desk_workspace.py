@@ -106,7 +106,7 @@ def make_records() -> list[Record]:
             abstract=abstract(n + 11),
             fetch=FetchState(abstract_only=True),
         )
-        record.add_version(summary, ["LLM", "推理"], field, "llm", model="fake-model")
+        record.summaries.add_version(summary, ["LLM", "推理"], field, "llm", model="fake-model")
         records.append(record)
     return records
 

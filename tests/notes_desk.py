@@ -74,7 +74,7 @@ def write_notes_workspace(project: Project, cli: RunCli, base_url: str) -> None:
 
 def note_to_picture(store: Store, venue_ids: list[str]) -> str | None:
     """The note docs/review.md pictures: one waiting for review, the most suspicious first (else any note)."""
-    records = [r for v in venue_ids for r in store.records(v) if r.notes.current is not None and r.approved]
+    records = [r for v in venue_ids for r in store.records(v) if r.notes.current is not None and r.summaries.approved]
     records.sort(key=lambda r: (not r.notes.needs_review, -suspicion_score(r.notes.current.warnings), r.venue, r.id))  # type: ignore[union-attr]
     return f"{records[0].venue}/{records[0].id}" if records else None
 

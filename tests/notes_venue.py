@@ -11,7 +11,7 @@ def write_approved_venue(project: Project, n: int) -> Store:
     """``write_venue``'s n papers (even ones with text, odd ones abstract only), each with an approved summary."""
     store = write_venue(project, n)
     for record in store.records(VENUE):
-        record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
-        record.approve()
+        record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+        record.summaries.approve()
         store.save(record)
     return store

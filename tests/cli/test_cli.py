@@ -11,7 +11,7 @@ def test_status_json_has_the_documented_shape(cli: RunCli, project: Project) -> 
     store = project.store()
     ok = Record(venue="ICML2026", id="2601.00001", title="Done", arxiv_id="2601.00001")
     ok.fetch.text_path = "text/abc.json"
-    ok.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+    ok.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
     ok.notes.add_version("## 研究背景与动机\n背景。\n", "llm")
     ok.notes.approve()
     ok.usage.llm_calls, ok.usage.prompt_tokens, ok.usage.completion_tokens, ok.usage.cost_usd = 1, 1000, 200, 0.00027
@@ -46,7 +46,7 @@ def test_status_of_every_venue_ends_with_their_totals(cli: RunCli, project: Proj
     store = project.store()
     for venue, n, cost in (("ICML2026", 1, 0.25), ("ICLR2026", 2, 0.5)):
         record = Record(venue=venue, id=f"2601.0000{n}", title="Done", arxiv_id=f"2601.0000{n}")
-        record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+        record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
         record.usage.llm_calls, record.usage.prompt_tokens, record.usage.cost_usd = n, 1000 * n, cost
         store.save(record)
     table = cli("status")

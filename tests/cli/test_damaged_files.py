@@ -81,7 +81,7 @@ def test_a_hostile_venue_inside_a_record_never_writes_outside(cli: RunCli, impor
     assert not (imported.root / "escaped").exists()
     assert list(imported.root.parent.glob("escaped*")) == []
     assert record_path(imported, "2601.00003").read_bytes() == hostile
-    approved = [r.id for r in imported.store().records(VENUE) if r.status == "approved"]
+    approved = [r.id for r in imported.store().records(VENUE) if r.summaries.status == "approved"]
     assert approved == ["2601.00001", "2601.00002", "2601.00004"]
 
 
@@ -132,7 +132,7 @@ def test_a_truncated_record_blocks_only_itself(cli: RunCli, imported: Project) -
 
     approved = cli("review", "approve", VENUE, "--all")
     assert approved.code == 1
-    assert [r.status for r in imported.store().records(VENUE)] == ["approved"] * 3
+    assert [r.summaries.status for r in imported.store().records(VENUE)] == ["approved"] * 3
 
     built = cli("build")
     assert built.code == 1
@@ -268,7 +268,7 @@ def test_an_unwritable_answer_cache_loses_no_paid_answer(
     assert len(cache_lines) == 1, result.err
     assert server.calls == 5
     records = project.store().records(VENUE)
-    assert all(len(r.versions) == 1 and r.usage.llm_calls == 1 and r.usage.prompt_tokens > 0 for r in records)
+    assert all(len(r.summaries.versions) == 1 and r.usage.llm_calls == 1 and r.usage.prompt_tokens > 0 for r in records)
 
     llm_cache.unlink()
     again = cli("summarize", VENUE)
@@ -316,7 +316,7 @@ def test_an_unwritable_record_still_keeps_the_answer_in_the_cache(
     again = cli("summarize", VENUE)
     assert again.code == 0, again.err
     assert server.calls == 1  # the answer came back from the cache
-    assert len(project.store().load(VENUE, "2601.00000").versions) == 1
+    assert len(project.store().load(VENUE, "2601.00000").summaries.versions) == 1
 
 
 # -- obs. 5: terminal escapes ---------------------------------------------------------------------
@@ -357,7 +357,7 @@ def test_model_answers_lose_control_characters_before_the_record(
     result = cli("summarize", VENUE)
 
     assert result.code == 0, result.err
-    version = project.store().load(VENUE, "2601.00000").versions[0]
+    version = project.store().load(VENUE, "2601.00000").summaries.versions[0]
     assert version.tags == ["LLM", "推理"]
     assert "\x1b" not in version.summary and "\u202e" not in version.summary and "\x07" not in version.summary
 
@@ -411,7 +411,7 @@ def test_summarize_force_adds_no_identical_version(cli: RunCli, project: Project
     result = cli("summarize", VENUE, "--force")
     assert result.code == 0, result.err
     assert server.calls == 4
-    assert [len(r.versions) for r in project.store().records(VENUE)] == [1, 1]
+    assert [len(r.summaries.versions) for r in project.store().records(VENUE)] == [1, 1]
 
 
 def test_many_failures_with_one_reason_are_grouped(cli: RunCli, project: Project, server: FakeOpenAI) -> None:

@@ -44,9 +44,9 @@ def waiting_lines(out: str, heading: str = "waiting:") -> dict[str, str]:
 def test_the_demo_leaves_a_draft_for_each_kind_of_warning_and_approves_the_rest(demo_run: tuple[Path, str]) -> None:
     folder, out = demo_run
     records = [r for venue in ("ICML2026", "ICLR2026") for r in store_of(folder).records(venue)]
-    drafts = {f"{r.venue}/{r.id}" for r in records if r.status == "draft"}
+    drafts = {f"{r.venue}/{r.id}" for r in records if r.summaries.status == "draft"}
     assert drafts == left_for_review(folder) and len(drafts) >= 4
-    assert all(r.status == "approved" for r in records if f"{r.venue}/{r.id}" not in drafts)
+    assert all(r.summaries.status == "approved" for r in records if f"{r.venue}/{r.id}" not in drafts)
     waiting = waiting_lines(out)
     assert set(waiting) == drafts
     kinds = {warning_kind(w) for warnings in waiting.values() for w in warnings.split("; ")}
@@ -79,9 +79,12 @@ def test_the_closing_lines_run_as_printed_offline_and_with_no_key(
     ref = commands["regen"][4]
     record = store_of(folder).load(*ref.split("/"))
     revised = next(p for p in yaml.safe_load((folder / "papers.yaml").read_text("utf-8"))["papers"] if p.get("revised"))
-    assert record.current is not None and record.current.number == 2
-    assert (record.current.summary, record.current.feedback) == (revised["revised"]["summary"], REGEN_FEEDBACK)
-    assert not [w for w in record.current.warnings if warning_kind(w) == "numbers"]
+    assert record.summaries.current is not None and record.summaries.current.number == 2
+    assert (record.summaries.current.summary, record.summaries.current.feedback) == (
+        revised["revised"]["summary"],
+        REGEN_FEEDBACK,
+    )
+    assert not [w for w in record.summaries.current.warnings if warning_kind(w) == "numbers"]
 
     code, listed = run_as_printed(commands["review list"], capsys)
     assert code == 0 and ref.split("/")[1] in listed
@@ -134,9 +137,9 @@ def test_a_second_run_never_approves_drafts_it_did_not_write(
     store = store_of(folder)
     for ref in left_for_review(folder):
         record = store.load(*ref.split("/"))
-        assert record.status == "draft", ref
-    assert store.load("ICLR2026", "2612.90011").current.origin == "human"  # type: ignore[union-attr]
-    assert store.load("ICML2026", "2612.90010").current.number == 2  # type: ignore[union-attr]
+        assert record.summaries.status == "draft", ref
+    assert store.load("ICLR2026", "2612.90011").summaries.current.origin == "human"  # type: ignore[union-attr]
+    assert store.load("ICML2026", "2612.90010").summaries.current.number == 2  # type: ignore[union-attr]
 
 
 def test_notes_in_the_demo_folder_are_answered_by_the_stand_ins_with_no_key(

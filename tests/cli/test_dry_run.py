@@ -18,7 +18,7 @@ def listing(project: Project) -> None:
     venues = [{"id": "ICML2026", "source": {"type": "list", "path": "venues/ICML2026.txt"}}]
     project.write_config(venues=venues, llm={**project.config["llm"], "price_per_million": {"input": 1, "output": 2}})
     done = Record(venue="ICML2026", id="2601.00001", title="Done", arxiv_id="2601.00001", source_entry="2601.00001")
-    done.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+    done.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
     project.store().save(done)
 
 

@@ -17,12 +17,12 @@ def test_unknown_venue_is_a_domain_error(project: Project) -> None:
 
 def test_approving_nothing_is_a_domain_error() -> None:
     record = Record(venue="ICML2026", id="2601.00001", title="T")
-    with pytest.raises(NothingToApprove, match=r"ICML2026/2601\.00001 has no summary to approve"):
-        record.approve()
-    record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+    with pytest.raises(NothingToApprove, match=r"no summary to approve"):
+        record.summaries.approve(what="summary")
+    record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
     with pytest.raises(NothingToApprove):
-        record.approve(7)  # no such version
-    assert record.status == "draft"
+        record.summaries.approve(7)  # no such version
+    assert record.summaries.status == "draft"
 
 
 def test_the_cli_maps_domain_errors_to_exit_2(cli: RunCli, project: Project) -> None:

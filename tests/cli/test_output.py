@@ -18,7 +18,7 @@ def _normal_afterwards() -> Iterator[None]:
 
 def exported_project(project: Project) -> None:
     record = Record(venue="ICML2026", id="2601.00001", title="T")
-    record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+    record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
     project.store().save(record)
 
 

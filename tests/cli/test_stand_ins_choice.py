@@ -77,7 +77,9 @@ def test_a_project_with_a_papers_yaml_of_its_own_reaches_the_provider_its_config
     assert sorted(server.calls_by_title()) == [title(0), title(1)]  # the config's provider answered each paper
     assert STAND_INS_LINE not in result.out + result.err
     for record in project.store().records(VENUE):
-        assert record.current is not None and record.title in record.current.summary  # the provider's answer
+        assert (
+            record.summaries.current is not None and record.title in record.summaries.current.summary
+        )  # the provider's answer
 
 
 def test_a_copy_of_the_demo_without_the_setting_says_what_to_add(
@@ -107,7 +109,9 @@ def test_the_demo_setting_switches_the_stand_ins_on(project: Project, server: Fa
     assert STAND_INS_LINE in result.out + result.err
     assert server.requests == []  # the provider the config names is never asked
     [record] = project.store().records(VENUE)
-    assert record.current is not None and record.current.summary == answer["summary"]  # the recorded answer
+    assert (
+        record.summaries.current is not None and record.summaries.current.summary == answer["summary"]
+    )  # the recorded answer
     assert project.settings().llm.base_url == server.base_url  # the config file is left as it was
 
 

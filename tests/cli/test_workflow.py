@@ -73,7 +73,7 @@ def field_pages(root: Path) -> str:
 
 
 def model_text(record: Record, number: int) -> str:
-    version = record.version(number)
+    version = record.summaries.version(number)
     assert version is not None and version.origin == "llm"
     return version.summary
 
@@ -94,7 +94,7 @@ def test_run_review_regen_run_build(
     assert preview_yml.is_file()
     for paper in PAPERS:
         record = store.load(VENUE, paper.arxiv_id)
-        assert record.status == "draft" and [v.origin for v in record.versions] == ["llm"]
+        assert record.summaries.status == "draft" and [v.origin for v in record.summaries.versions] == ["llm"]
         assert record.fetch.text_path and paper.title in model_text(record, 1)
     arxiv_requests = len(fake_arxiv.requests)
 
@@ -103,18 +103,21 @@ def test_run_review_regen_run_build(
                "--field", "image_generation")  # fmt: skip
     assert edit.code == 0, edit.err
     edited = store.load(VENUE, EDITED)
-    assert [v.origin for v in edited.versions] == ["llm", "human"]
-    assert edited.current is not None and edited.current.tags == ["LLM", "推理"]  # normalised like model output
-    assert edited.status == "draft"
+    assert [v.origin for v in edited.summaries.versions] == ["llm", "human"]
+    assert edited.summaries.current is not None and edited.summaries.current.tags == [
+        "LLM",
+        "推理",
+    ]  # normalised like model output
+    assert edited.summaries.status == "draft"
 
     # -- approve two, reject one --------------------------------------------------------------
     approve = cli("review", "approve", f"{VENUE}/{EDITED}", f"{VENUE}/{OTHER}")
     assert approve.code == 0, approve.err
-    assert store.load(VENUE, EDITED).approved_version == 2  # the human text is what gets published
-    assert store.load(VENUE, OTHER).approved_version == 1
+    assert store.load(VENUE, EDITED).summaries.approved_version == 2  # the human text is what gets published
+    assert store.load(VENUE, OTHER).summaries.approved_version == 1
     reject = cli("review", "reject", f"{VENUE}/{REJECTED}", "--note", "不是本会议的论文")
     assert reject.code == 0, reject.err
-    assert store.load(VENUE, REJECTED).review_note == "不是本会议的论文"
+    assert store.load(VENUE, REJECTED).summaries.review_note == "不是本会议的论文"
 
     # -- regen the edited one with feedback: exactly one call, the feedback and the old text in it ----------
     before = server.calls
@@ -125,9 +128,9 @@ def test_run_review_regen_run_build(
     assert FEEDBACK in prompt and "审稿意见" in prompt and HUMAN_TEXT in prompt
     assert server.requests[-1].title == TITLES[EDITED]
     regenerated = store.load(VENUE, EDITED)
-    assert [v.origin for v in regenerated.versions] == ["llm", "human", "llm"]
-    assert regenerated.status == "approved" and regenerated.approved_version == 2  # v3 waits
-    assert regenerated.versions[-1].feedback == FEEDBACK
+    assert [v.origin for v in regenerated.summaries.versions] == ["llm", "human", "llm"]
+    assert regenerated.summaries.status == "approved" and regenerated.summaries.approved_version == 2  # v3 waits
+    assert regenerated.summaries.versions[-1].feedback == FEEDBACK
     assert f"review approve {VENUE}/{EDITED}" in regen.err
 
     # -- run again: nothing fetched, no model call, no record rewritten -------------------------
@@ -198,7 +201,7 @@ def test_force_and_import_never_replace_approved_or_human_work(
     assert server.calls == calls + 2  # only the two plain model drafts (REJECTED and DRAFT_2, not rejected here)
     assert {paper: record_bytes(configured, paper) for paper in kept} == snapshot
     assert "3 approved or edited (kept)" in forced.err
-    assert len(store.load(VENUE, DRAFT_2).versions) == 1  # the same answer again adds no version
+    assert len(store.load(VENUE, DRAFT_2).summaries.versions) == 1  # the same answer again adds no version
 
     # A draft line in an import: on an approved paper it waits as a pending draft; the status stays.
     rows = [
@@ -211,10 +214,15 @@ def test_force_and_import_never_replace_approved_or_human_work(
     assert result.code == 0, result.err
     for paper in kept:
         old, new = before[paper], store.load(VENUE, paper)
-        assert new.versions[: len(old.versions)] == old.versions  # history kept, nothing overwritten
-        assert [v.origin for v in new.versions[len(old.versions) :]] == ["import"]
-        assert (new.status, new.approved_version) == (old.status, old.approved_version)
-    published_version = store.load(VENUE, EDITED).approved
+        assert (
+            new.summaries.versions[: len(old.summaries.versions)] == old.summaries.versions
+        )  # history kept, nothing overwritten
+        assert [v.origin for v in new.summaries.versions[len(old.summaries.versions) :]] == ["import"]
+        assert (new.summaries.status, new.summaries.approved_version) == (
+            old.summaries.status,
+            old.summaries.approved_version,
+        )
+    published_version = store.load(VENUE, EDITED).summaries.approved
     assert published_version is not None and published_version.summary == HUMAN_TEXT
 
     # The same import again changes nothing; the published site still shows the approved texts.
@@ -251,7 +259,7 @@ def test_an_imported_paper_with_only_an_abstract_can_be_regenerated(
     result = cli("regen", f"ICLR2026/{record.id}", "--feedback", FEEDBACK)
     assert result.code == 0, result.err
     after = configured.store().load("ICLR2026", record.id)
-    assert [v.origin for v in after.versions] == ["import", "llm"] and after.has_pending_draft
+    assert [v.origin for v in after.summaries.versions] == ["import", "llm"] and after.summaries.has_pending_draft
     assert "token budget" in json.dumps(server.requests[-1].body, ensure_ascii=False)  # the abstract was read
 
 
@@ -286,8 +294,8 @@ def test_reimporting_an_export_after_a_human_edit_and_a_regen_changes_no_byte(
     result = cli("import", str(configured.write_jsonl("outside.jsonl", [line])))
     assert result.code == 0 and "1 waits as a pending draft" in result.err
     record = configured.store().load(VENUE, EDITED)
-    assert record.approved is not None and record.approved.summary == HUMAN_TEXT
-    assert [v.origin for v in record.versions] == ["llm", "human", "llm", "import"]
+    assert record.summaries.approved is not None and record.summaries.approved.summary == HUMAN_TEXT
+    assert [v.origin for v in record.summaries.versions] == ["llm", "human", "llm", "import"]
 
 
 def test_run_with_notes_writes_notes_once_the_summaries_are_approved(

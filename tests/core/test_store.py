@@ -46,7 +46,7 @@ def test_paper_ids_are_safe_path_segments() -> None:
 
 def make_record(venue: str = "ICML2026", pid: str = "2501.00001") -> Record:
     record = Record(venue=venue, id=pid, title="A Paper", arxiv_id=pid)
-    record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm", model="m")
+    record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm", model="m")
     return record
 
 
@@ -70,7 +70,7 @@ def test_crash_between_write_and_rename_keeps_old_file(tmp_path: Path, monkeypat
     store.save(record)
     path = store.path("ICML2026", "2501.00001")
     before = path.read_bytes()
-    record.add_version(summary_text("长上下文"), ["推理"], "llm_reasoning", "human")
+    record.summaries.add_version(summary_text("长上下文"), ["推理"], "llm_reasoning", "human")
 
     def crash(src: str, dst: str) -> None:
         raise OSError("power cut")
@@ -115,15 +115,15 @@ def test_hostile_ids_never_leave_the_folder(tmp_path: Path) -> None:
 
 
 def test_versions_approval_and_pending_draft() -> None:
-    record = make_record()
-    assert record.status == "draft" and record.needs_review and record.approved is None
-    record.approve()
-    assert record.approved is not None and record.approved.number == 1 and not record.needs_review
-    record.add_version(summary_text("对齐"), ["LLM"], "llm_pretraining", "llm")
-    assert record.status == "approved" and record.has_pending_draft and record.needs_review
-    assert record.approved.number == 1 and record.current is not None and record.current.number == 2
-    record.approve()
-    assert record.approved.number == 2 and not record.has_pending_draft
+    summaries = make_record().summaries
+    assert summaries.status == "draft" and summaries.needs_review and summaries.approved is None
+    summaries.approve()
+    assert summaries.approved is not None and summaries.approved.number == 1 and not summaries.needs_review
+    summaries.add_version(summary_text("对齐"), ["LLM"], "llm_pretraining", "llm")
+    assert summaries.status == "approved" and summaries.has_pending_draft and summaries.needs_review
+    assert summaries.approved.number == 1 and summaries.current is not None and summaries.current.number == 2
+    summaries.approve()
+    assert summaries.approved.number == 2 and not summaries.has_pending_draft
 
 
 def test_written_files_honour_the_umask_and_keep_their_mode(tmp_path: Path) -> None:
@@ -211,13 +211,12 @@ def test_a_record_written_with_the_earlier_note_key_reads_as_its_review_note(tmp
     store = Store(tmp_path)
     path = store.path("ICML2026", "2601.00001")
     path.parent.mkdir(parents=True)
-    older = Record(venue="ICML2026", id="2601.00001", title="T").model_dump(mode="json")
-    del older["review_note"]
-    path.write_text(json.dumps({**older, "note": "off topic"}), "utf-8")
+    older = {"schema_version": 1, "venue": "ICML2026", "id": "2601.00001", "title": "T", "note": "off topic"}
+    path.write_text(json.dumps(older), "utf-8")
 
     record = store.load("ICML2026", "2601.00001")
 
-    assert record.review_note == "off topic"
+    assert record.summaries.review_note == "off topic"
     store.save(record)
     assert '"review_note": "off topic"' in path.read_text("utf-8") and '"note"' not in path.read_text("utf-8")
 

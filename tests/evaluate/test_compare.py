@@ -92,7 +92,7 @@ def test_two_configurations_side_by_side_then_free_from_the_cache(
     invented = next(e for e in run_a["answers"] if e["paper"] == "2601.00103")["version"]["warnings"]
     assert any(w.startswith("numbers not in the paper text: 37.5%") for w in invented)
     assert {p: p.read_bytes() for p in (project.root / "outputs" / "records").rglob("*.json")} == records_before
-    assert all(record.versions == [] for record in store.records(VENUE))
+    assert all(record.summaries.versions == [] for record in store.records(VENUE))
 
     second = cli(*args)
     assert second.code == 0, second.err

@@ -51,7 +51,9 @@ def _scored(folder: Path) -> dict[str, dict[str, Any]]:
     store = Store(folder / "outputs")
     out = {}
     for record in store.records(VENUE):
-        version = record.approved or (record.current if record.status == "draft" else None)
+        version = record.summaries.approved or (
+            record.summaries.current if record.summaries.status == "draft" else None
+        )
         if version is not None:
             out[record.id] = {"summary": version.summary, "field": version.field, "tags": version.tags}
     return out

@@ -139,7 +139,7 @@ def test_the_trust_filter_scores_fields_only_where_the_reference_agrees_with_its
 def test_outside_text_is_escaped_in_the_html_and_the_markdown(project: Project, cli: RunCli) -> None:
     store = project.store()
     record = Record(venue=VENUE, id="2601.00999", title="<script>alert(1)</script> & Co", arxiv_id="2601.00999")
-    record.add_version(
+    record.summaries.add_version(
         "<img src=x onerror=alert(2)> 本文提出一种方法，效果提升 12.5%。" * 2, ["LLM"], "llm_reasoning", "import"
     )
     store.save(record)

@@ -181,7 +181,7 @@ def test_export_and_review_show_say_where_the_paper_came_from(project: Project, 
         assert cli("fetch", "ICLR2026").code == 0
     store = project.store()
     record = store.records("ICLR2026")[0]
-    record.add_version(summary_text(), ["LLM"], "llm_reasoning", "llm", model="m")
+    record.summaries.add_version(summary_text(), ["LLM"], "llm_reasoning", "llm", model="m")
     store.save(record)
     shown = cli("review", "show", f"ICLR2026/{record.id}")
     assert shown.code == 0, shown.err

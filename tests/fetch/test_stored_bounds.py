@@ -58,7 +58,7 @@ def test_a_fetched_venue_exports_and_imports_into_an_empty_project(
     records = store.records("ICML2026")
     assert len(records) == 3
     for record in records:  # a reviewer would have summarised them
-        record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+        record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
         store.save(record)
     exported = cli("export", "ICML2026")
     assert exported.code == 0, exported.err

@@ -12,7 +12,7 @@ from summarizer.review import actions as review
 
 def draft(project: Project, paper: str = "2601.00001") -> Record:
     record = Record(venue="ICML2026", id=paper, title="T")
-    record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+    record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
     project.store().save(record)
     return record
 

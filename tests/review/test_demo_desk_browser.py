@@ -127,7 +127,11 @@ def test_make_demo_then_the_desk_approve_reject_edit_regenerate_offline(
 
     store = store_of(folder)
     outcomes = {
-        ref: (r.status, r.current.origin if r.current else None, r.current.feedback if r.current else None)
+        ref: (
+            r.summaries.status,
+            r.summaries.current.origin if r.summaries.current else None,
+            r.summaries.current.feedback if r.summaries.current else None,
+        )
         for ref in ("ICML2026/2612.90001", "ICML2026/2612.90009", "ICML2026/2612.90010", "ICLR2026/2612.90011")
         for r in [store.load(*ref.split("/"))]
     }

@@ -81,7 +81,7 @@ def test_no_token_foreign_host_or_origin_get_403(project: Project) -> None:
         assert cross.status_code == 403
         no_origin = s.post(f"{base}/api/action", json={"ref": f"{VENUE}/{INVENTED}", "action": "approve"}, timeout=30)
         assert no_origin.status_code == 403
-    assert project.store().load(VENUE, INVENTED).status == "draft"
+    assert project.store().load(VENUE, INVENTED).summaries.status == "draft"
 
 
 def test_the_token_is_never_written_to_a_file_or_the_log(project: Project) -> None:
@@ -90,7 +90,7 @@ def test_the_token_is_never_written_to_a_file_or_the_log(project: Project) -> No
         s = session(running.base, running.token)
         approve_first_version(s, running.base)
         token = running.token
-    assert project.store().load(VENUE, INVENTED).status == "approved"
+    assert project.store().load(VENUE, INVENTED).summaries.status == "approved"
     assert token not in "".join(running.stderr)
     for path in Path(project.root).rglob("*"):
         if path.is_file():
@@ -105,7 +105,7 @@ def test_a_stale_action_is_refused(project: Project, cli: RunCli) -> None:
         stale = approve_first_version(s, running.base)
         assert stale.status_code == 409
         assert "changed since this page was loaded (now version 2" in stale.json()["error"]
-    assert project.store().load(VENUE, INVENTED).status == "draft"
+    assert project.store().load(VENUE, INVENTED).summaries.status == "draft"
 
 
 def test_an_action_on_a_locked_venue_says_who_holds_it(project: Project) -> None:
@@ -132,7 +132,7 @@ def test_an_action_on_a_locked_venue_says_who_holds_it(project: Project) -> None
     finally:
         holder.kill()
         holder.wait()
-    assert project.store().load(VENUE, INVENTED).status == "draft"
+    assert project.store().load(VENUE, INVENTED).summaries.status == "draft"
 
 
 def test_word_diff_marks_words_and_chinese_characters() -> None:

@@ -22,12 +22,16 @@ PAPER = "2601.10011"
 
 
 def statuses(project: Project) -> dict[str, str]:
-    return {r.id: r.status for r in project.store().records(VENUE)}
+    return {r.id: r.summaries.status for r in project.store().records(VENUE)}
 
 
 def every_item(project: Project) -> list[dict[str, Any]]:
     return [
-        {"ref": f"{VENUE}/{r.id}", "version": r.current.number if r.current else None, "status": "draft"}
+        {
+            "ref": f"{VENUE}/{r.id}",
+            "version": r.summaries.current.number if r.summaries.current else None,
+            "status": "draft",
+        }
         for r in project.store().records(VENUE)
     ]
 
@@ -71,7 +75,7 @@ def test_a_version_is_an_integer(project: Project) -> None:
     assert approve.status == 400 and "version" in approve.body["error"]
     many = desk_.approve_many([{"ref": ref, "version": True, "status": "draft"}])
     assert many.status == 400 and "version" in many.body["error"]
-    assert project.store().load(VENUE, INVENTED).status == "draft"
+    assert project.store().load(VENUE, INVENTED).summaries.status == "draft"
 
 
 @contextmanager
@@ -115,7 +119,9 @@ def test_a_regen_leaves_the_venue_free_while_the_model_thinks(
         thread.join(120)
     assert out[0].status == 200, out[0].body
     record = project.store().load(VENUE, PAPER)
-    assert [v.origin for v in record.versions] == ["llm", "llm"] and record.versions[-1].feedback == "补上数字"
+    assert [v.origin for v in record.summaries.versions] == ["llm", "llm"] and record.summaries.versions[
+        -1
+    ].feedback == "补上数字"
 
 
 def test_a_regen_of_a_paper_changed_meanwhile_saves_nothing(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -129,7 +135,7 @@ def test_a_regen_of_a_paper_changed_meanwhile_saves_nothing(project: Project, mo
         thread.join(120)
     assert out[0].status == 409 and "nothing saved" in out[0].body["error"]
     record = project.store().load(VENUE, PAPER)
-    assert [v.origin for v in record.versions] == ["llm", "human"]
+    assert [v.origin for v in record.summaries.versions] == ["llm", "human"]
 
 
 def test_the_approve_all_page_fits_the_limit(project: Project) -> None:

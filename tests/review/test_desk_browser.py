@@ -74,7 +74,7 @@ def test_approve_by_key_after_moving_with_j_and_k(project: Project, cli: RunCli,
         assert page.text_content("#status") == "draft"
         assert page.dialogs == []
     venue, paper = str(first).split("/")
-    assert project.store().load(venue, paper).status == "draft"
+    assert project.store().load(venue, paper).summaries.status == "draft"
 
 
 def test_the_browser_the_desk_opens_lands_on_the_queue_and_acts(project: Project, browser: Any, tmp_path: Path) -> None:
@@ -95,7 +95,7 @@ def test_the_browser_the_desk_opens_lands_on_the_queue_and_acts(project: Project
         page.keyboard.press("a")
         assert flash(page).startswith(f"approved {first}")
     venue, paper = str(first).split("/")
-    assert project.store().load(venue, paper).status == "approved"
+    assert project.store().load(venue, paper).summaries.status == "approved"
 
 
 def test_reject_asks_for_a_reason(project: Project, browser: Any) -> None:
@@ -112,7 +112,7 @@ def test_reject_asks_for_a_reason(project: Project, browser: Any) -> None:
         page.wait_for_selector(f"main#paper:not([data-paper='{VENUE}/2601.10009'])")
         assert flash(page) == f"rejected {VENUE}/2601.10009 · u undoes it"
     record = project.store().load(VENUE, "2601.10009")
-    assert (record.status, record.review_note) == ("rejected", "不属于本会议")
+    assert (record.summaries.status, record.summaries.review_note) == ("rejected", "不属于本会议")
 
 
 def test_edit_shows_errors_inline_keeps_the_text_then_saves(project: Project, browser: Any) -> None:
@@ -136,8 +136,12 @@ def test_edit_shows_errors_inline_keeps_the_text_then_saves(project: Project, br
         assert flash(page) == f"saved {VENUE}/2601.10010 version 2 (human), waiting for review"
         page.wait_for_selector("#summary mjx-container", timeout=SLOW)  # the site's MathJax config, served locally
     record = project.store().load(VENUE, "2601.10010")
-    assert record.current is not None
-    assert (record.current.origin, record.current.summary, record.status) == ("human", VALID, "draft")
+    assert record.summaries.current is not None
+    assert (record.summaries.current.origin, record.summaries.current.summary, record.summaries.status) == (
+        "human",
+        VALID,
+        "draft",
+    )
 
 
 def test_regenerate_with_feedback_shows_progress_and_leaves_a_draft(project: Project, browser: Any) -> None:
@@ -156,8 +160,12 @@ def test_regenerate_with_feedback_shows_progress_and_leaves_a_draft(project: Pro
             assert "补上主要实验数字" in (page.text_content(".feedback") or "")
         assert any("补上主要实验数字" in str(r.body) for r in provider.requests)
     record = project.store().load(VENUE, "2601.10011")
-    assert record.current is not None
-    assert (record.current.origin, record.current.feedback, record.status) == ("llm", "补上主要实验数字", "draft")
+    assert record.summaries.current is not None
+    assert (record.summaries.current.origin, record.summaries.current.feedback, record.summaries.status) == (
+        "llm",
+        "补上主要实验数字",
+        "draft",
+    )
 
 
 def test_bulk_approve_of_a_filter_confirms_the_count(project: Project, browser: Any) -> None:
@@ -174,7 +182,7 @@ def test_bulk_approve_of_a_filter_confirms_the_count(project: Project, browser: 
         page.click("#confirm-yes")
         assert flash(page) == "2 papers approved"
     store = project.store()
-    approved = {r.id for r in store.records(VENUE) if r.status == "approved"}
+    approved = {r.id for r in store.records(VENUE) if r.summaries.status == "approved"}
     assert approved == {INVENTED, "2601.10004"}
 
 
@@ -190,7 +198,7 @@ def test_a_stale_edit_is_refused_and_the_text_kept(project: Project, cli: RunCli
         page.click("#edit-form button[type=submit]")
         assert "changed since this page was loaded (now version 2" in flash(page)
         assert page.input_value("#edit-form textarea[name=summary]") == VALID
-    current = project.store().load(VENUE, "2601.10012").current
+    current = project.store().load(VENUE, "2601.10012").summaries.current
     assert current is not None and current.summary == paper_summary(2)
 
 
@@ -247,7 +255,7 @@ def test_bulk_approve_of_selected_rows(project: Project, browser: Any) -> None:
         page.click("#confirm-yes")
         assert flash(page) == "2 papers approved"
         assert page.locator("tr[data-paper]").count() == 30
-    approved = {f"{VENUE}/{r.id}" for r in project.store().records(VENUE) if r.status == "approved"}
+    approved = {f"{VENUE}/{r.id}" for r in project.store().records(VENUE) if r.summaries.status == "approved"}
     assert approved == chosen
 
 
@@ -278,7 +286,7 @@ def test_thirty_drafts_reviewed_with_one_key_press_each(project: Project, browse
             keys.press("a")
         on_paper(page, order[decisions])  # the 31st paper waits, in the queue's order
         assert keys.presses == 1 + decisions
-    approved = {f"{VENUE}/{r.id}" for r in project.store().records(VENUE) if r.status == "approved"}
+    approved = {f"{VENUE}/{r.id}" for r in project.store().records(VENUE) if r.summaries.status == "approved"}
     assert approved == set(order[:decisions])
 
 

@@ -62,16 +62,18 @@ def test_a_replayed_cookie_changes_nothing(project: Project) -> None:
         for path in ("/", f"/paper/{VENUE}/{INVENTED}", "/?status=all"):
             page = requests.get(f"{base}{path}", headers={"Cookie": held}, timeout=30)
             assert page.status_code == 200 and key not in page.text
-        assert project.store().load(VENUE, INVENTED).status == "draft"
+        assert project.store().load(VENUE, INVENTED).summaries.status == "draft"
         # The editor's own page, with its key, still acts.
         assert editor.post(f"{base}/api/action", json=APPROVE, headers={"Origin": base}, timeout=30).status_code == 200
-    assert project.store().load(VENUE, INVENTED).status == "approved"
+    assert project.store().load(VENUE, INVENTED).summaries.status == "approved"
 
 
 def test_the_preview_keeps_to_the_desks_venues(project: Project) -> None:
     write_workspace(project)
     other = Record(venue="ICML2026", id="2602.00001", title="Not for this desk", abstract="An abstract.")
-    other.add_version("本文另一个会议的草稿，不在这张桌子的范围内。" * 3, ["LLM"], "llm_reasoning", "llm", model="m")
+    other.summaries.add_version(
+        "本文另一个会议的草稿，不在这张桌子的范围内。" * 3, ["LLM"], "llm_reasoning", "llm", model="m"
+    )
     project.store().save(other)
     with desk(project, VENUE) as running:
         s = session(running.base, running.token)

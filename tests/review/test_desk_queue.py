@@ -61,14 +61,18 @@ def test_decisions_keep_the_order_open_the_next_paper_and_undo(project: Project,
             "paper": f"/paper/{second}",
         }
         record = project.store().load(*second.split("/"))
-        assert (record.status, record.review_note) == ("draft", None)
+        assert (record.summaries.status, record.summaries.review_note) == ("draft", None)
 
         # The paper changed since it was approved: its decision is not put back.
         assert cli("review", "edit", first, "--summary", paper_summary(40)).code == 0
         stale = undo(s, base, ref=first)
         assert stale.status_code == 409 and "nothing undone" in stale.json()["error"]
         record = project.store().load(*first.split("/"))
-        assert (record.status, record.approved_version, len(record.versions)) == ("approved", 1, 2)
+        assert (record.summaries.status, record.summaries.approved_version, len(record.summaries.versions)) == (
+            "approved",
+            1,
+            2,
+        )
         assert undo(s, base).status_code == 400  # nothing left to undo
 
 
@@ -97,7 +101,7 @@ def test_the_queue_pages_through_every_paper_once(project: Project) -> None:
     store = project.store()
     for n in range(2 * PAGE_SIZE + 18):
         record = Record(venue=VENUE, id=f"2602.{n:05d}", title=f"Extra paper {n}", fetch=FetchState())
-        record.add_version(paper_summary(n), ["LLM"], "llm_reasoning", "llm", checked=True)
+        record.summaries.add_version(paper_summary(n), ["LLM"], "llm_reasoning", "llm", checked=True)
         store.save(record)
     with desk(project, VENUE) as running:
         base, s = running.base, session(running.base, running.token)
@@ -128,8 +132,8 @@ def test_a_listing_reads_again_only_the_records_that_changed(project: Project, m
     assert len(load_rows(settings, store, [VENUE], cache)) == 32 and parsed == []
     record = store.load(VENUE, "2601.10003")
     parsed.clear()
-    record.review_note = "a change"
-    record.status = "rejected"
+    record.summaries.review_note = "a change"
+    record.summaries.status = "rejected"
     store.save(record)
     rows = load_rows(settings, store, [VENUE], cache)
     assert parsed == ["2601.10003"]

@@ -86,7 +86,7 @@ def test_summarize_stores_the_warning_and_review_list_shows_it(project: Project,
                 )
             )
         assert cli("summarize", "ICML2026", env={"K": "sk-test"}).code == 0
-    versions = [r.current for r in store.records("ICML2026")]
+    versions = [r.summaries.current for r in store.records("ICML2026")]
     # Abstract-only papers: the warning says what it compared with.
     numbers = "numbers not in the abstract (the paper's text was not read): 4.2"
     assert all(v is not None and numbers in v.warnings for v in versions)
@@ -109,7 +109,7 @@ def test_review_list_and_show_flag_a_version_stored_without_the_check(project: P
         abstract=PAPER,
         fetch=FetchState(abstract_only=True),
     )
-    record.add_version(GOOD.replace("86.70%", "91.3%"), ["LLM"], "llm_reasoning", "human")
+    record.summaries.add_version(GOOD.replace("86.70%", "91.3%"), ["LLM"], "llm_reasoning", "human")
     project.store().save(record)
     listed = cli("review", "list", "ICML2026", "--status", "draft")
     assert listed.code == 0 and "numbers not in the abstract (the paper's text was not read): 91.3%" in listed.out
@@ -122,7 +122,7 @@ def test_review_list_does_not_read_the_paper_again_for_a_checked_version(
 ) -> None:
     """A venue of 5,000: the warnings found when the version was stored are shown as stored."""
     record = Record(venue="ICML2026", id="2601.00001", title="T", abstract="We halve the cost.")
-    record.add_version(
+    record.summaries.add_version(
         GOOD, ["LLM"], "llm_pretraining", "llm", warnings=["numbers not in the paper text: 9.9"], checked=True
     )
     project.store().save(record)
@@ -143,13 +143,13 @@ def test_a_length_warning_stored_under_an_earlier_house_range_is_found_anew(proj
     store = project.store()
     long_summary = "本文提出一种新的稀疏注意力方法，" * 10
     record = Record(venue="ICML2026", id="2601.00042", title="Sparse", arxiv_id="2601.00042", abstract="a")
-    record.add_version(
+    record.summaries.add_version(
         long_summary, ["LLM"], "llm_reasoning", "llm", warnings=["length 160 outside 90-360"], checked=True
     )
-    record.add_version(long_summary, ["LLM"], "llm_reasoning", "llm", warnings=[], checked=True)
+    record.summaries.add_version(long_summary, ["LLM"], "llm_reasoning", "llm", warnings=[], checked=True)
     store.save(record)
     now = "length 150 Chinese characters, 160 in all: outside the house range (43-101 Chinese, 73-202 in all)"
-    for version in record.versions:
+    for version in record.summaries.versions:
         assert current_warnings(settings, record, version) == [now]
     rows = load_rows(settings, store, ["ICML2026"], WarningCache(settings))
     assert [w for w in rows[0].warnings if warning_kind(w) == "length"] == [now]
@@ -159,7 +159,7 @@ def _imported_record(n: int, summary: str, *, abstract: str) -> Record:
     """An imported draft that was never fetched: an arXiv id and an abstract, no text, not abstract-only."""
     record = Record(venue="ICML2026", id=f"2601.0010{n}", title=f"Sparse attention {n}", arxiv_id=f"2601.0010{n}")
     record.abstract = abstract
-    record.add_version(summary, ["LLM"], "llm_reasoning", "import")
+    record.summaries.add_version(summary, ["LLM"], "llm_reasoning", "import")
     return record
 
 

@@ -120,13 +120,21 @@ def test_import_adds_versions_and_never_demotes_an_approved_record(cli: RunCli, 
     newer = dict(row, summary=summary_text("新版本"), status="draft")
     assert cli("import", str(project.write_jsonl("b.jsonl", [newer]))).code == 0
     record = project.store().load("ICML2026", "2601.00001")
-    assert [v.origin for v in record.versions] == ["import", "import"]
-    assert record.status == "approved" and record.approved_version == 1 and record.has_pending_draft
+    assert [v.origin for v in record.summaries.versions] == ["import", "import"]
+    assert (
+        record.summaries.status == "approved"
+        and record.summaries.approved_version == 1
+        and record.summaries.has_pending_draft
+    )
     # The line's status applies only to a paper with no approved or human version.
     rejected = dict(newer, summary=summary_text("第三版"), status="rejected")
     assert cli("import", str(project.write_jsonl("c.jsonl", [rejected]))).code == 0
     record = project.store().load("ICML2026", "2601.00001")
-    assert record.status == "approved" and record.approved_version == 1 and len(record.versions) == 3
+    assert (
+        record.summaries.status == "approved"
+        and record.summaries.approved_version == 1
+        and len(record.summaries.versions) == 3
+    )
 
 
 @pytest.mark.parametrize(

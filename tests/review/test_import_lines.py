@@ -36,8 +36,8 @@ def test_export_carries_the_pending_draft_so_a_fresh_import_restores_the_review_
     )
     assert cli("export", "ICML2026").out == first.out
     record = project.store().load("ICML2026", "2601.00001")
-    assert record.has_pending_draft and record.approved is not None
-    assert record.approved.summary == summary_text("主题1")
+    assert record.summaries.has_pending_draft and record.summaries.approved is not None
+    assert record.summaries.approved.summary == summary_text("主题1")
 
 
 BAD_KINDS = [
@@ -132,10 +132,16 @@ def test_human_text_rules_warn_and_the_warnings_are_listed(cli: RunCli, project:
     assert result.code == 0, result.err
     assert "in.jsonl:1: no tags" in result.err and "in.jsonl:3: 2 lines joined into one paragraph" in result.err
     store = project.store()
-    assert store.load("ICML2026", "2601.00003").current.summary == "第一行说明方法，第二行给出结果 with numbers"  # type: ignore[union-attr]
-    assert store.load("ICML2026", "2601.00004").current.tags == ["LLM"]  # type: ignore[union-attr]
+    assert (
+        store.load("ICML2026", "2601.00003").summaries.current.summary == "第一行说明方法，第二行给出结果 with numbers"
+    )  # type: ignore[union-attr]
+    assert store.load("ICML2026", "2601.00004").summaries.current.tags == ["LLM"]  # type: ignore[union-attr]
     five = store.load("ICML2026", "2601.00005")
-    assert five.title == "Title]0;pwned with tab" and five.authors == ["AB"] and five.current.tags == ["[31m推理"]  # type: ignore[union-attr]
+    assert (
+        five.title == "Title]0;pwned with tab"
+        and five.authors == ["AB"]
+        and five.summaries.current.tags == ["[31m推理"]
+    )  # type: ignore[union-attr]
     listed = cli("review", "list", "ICML2026")
     for expected in ("no tags", "length 7 Chinese characters, 7 in all: outside the house range", "no Chinese"):
         assert expected in listed.out
@@ -153,16 +159,18 @@ def test_the_same_paper_twice_by_title_is_one_record(cli: RunCli, project: Proje
     result = cli("import", str(project.root / "in.jsonl"), "--skip-invalid")
     assert result.code == 1 and "1 created" in result.err and "1 rejected" in result.err
     (record,) = project.store().records("ICML2026")
-    assert record.current is not None and record.current.field == "llm_pretraining"  # the first line wins
+    assert (
+        record.summaries.current is not None and record.summaries.current.field == "llm_pretraining"
+    )  # the first line wins
 
 
 def test_review_prints_stored_text_terminal_safe_and_lists_the_published_version(cli: RunCli, project: Project) -> None:
     old = Record(
         venue="ICML2026", id="2601.00007", title="Old \x1b[2J\x1b]8;;http://x\x07link\u202e", arxiv_id="2601.00007"
     )
-    old.add_version(summary_text("旧记录") + "\x1b[31m", ["LLM\x07"], "llm_pretraining", "llm")
-    old.approve()
-    old.add_version(summary_text("新草稿"), ["推理"], "llm_reasoning", "human")
+    old.summaries.add_version(summary_text("旧记录") + "\x1b[31m", ["LLM\x07"], "llm_pretraining", "llm")
+    old.summaries.approve()
+    old.summaries.add_version(summary_text("新草稿"), ["推理"], "llm_reasoning", "human")
     project.store().save(old)
     for args in (("review", "show", "ICML2026/2601.00007"), ("review", "list", "ICML2026")):
         result = cli(*args)

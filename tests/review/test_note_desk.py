@@ -48,7 +48,7 @@ def write_notes(project: Project, n: int = 6) -> Store:
         if record.id != paper_id(NO_NOTE):
             record.notes.add_version(NOTE, "llm", model="fake-model", checked=True)
         if record.id == paper_id(UNSUMMARIZED):
-            record.status = "rejected"
+            record.summaries.status = "rejected"
         store.save(record)
     return store
 
@@ -179,7 +179,7 @@ def test_approve_reject_undo_and_a_pending_draft(project: Project) -> None:
     again = f"undone: the note of {ref(1)} is draft again"
     assert undone == Outcome(200, {"message": again, "paper": f"/note/{ref(1)}"})
     assert (note_of(project, 1).status, note_of(project, 1).review_note) == ("draft", None)
-    assert store.load(VENUE, paper_id(1)).status == "approved"  # the summary is not the note
+    assert store.load(VENUE, paper_id(1)).summaries.status == "approved"  # the summary is not the note
 
     edit = notes.perform(act(0, "edit", status="approved", markdown=NOTE + "\n## 亮点与洞察\n- 编辑加的亮点。\n"))
     assert edit.body == {"message": f"saved the note of {ref(0)} version 2 (human), waiting for review"}

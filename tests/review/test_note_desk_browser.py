@@ -102,7 +102,7 @@ def test_notes_reviewed_with_keys_then_listed_by_the_cli(
     assert (rejected.status, rejected.review_note) == ("rejected", "方法部分与论文不符")
     assert edited.status == "draft" and [v.origin for v in edited.versions] == ["llm", "human"]
     assert edited.current is not None and edited.current.markdown.endswith(ADDED)
-    assert all(store.load(*ref.split("/")).status == "approved" for ref in order)  # the summaries untouched
+    assert all(store.load(*ref.split("/")).summaries.status == "approved" for ref in order)  # the summaries untouched
 
     capsys.readouterr()
     listed = cli("review", "notes", "list", VENUE)

@@ -24,10 +24,10 @@ def note(title: str, arxiv: str | None, summary: str, body: str = "方法的细�
 
 def paper(store: Store, paper_id: str, title: str, field: str = "llm_reasoning", arxiv: str | None = None) -> None:
     record = Record(venue="ICML2026", id=paper_id, title=title, arxiv_id=arxiv, authors=["Ada Lovelace"])
-    record.add_version(
+    record.summaries.add_version(
         "本文提出一种新方法，在多个基准上显著优于已有方法，并给出了理论分析与消融实验。", ["推理"], field, "import"
     )
-    record.approve()
+    record.summaries.approve()
     store.save(record)
 
 
@@ -68,9 +68,9 @@ def test_two_files_for_one_paper_never_mix_the_other_is_a_note_of_its_own(projec
     )
     other = store.load("ICML2026", "harnessing_cot_reasoning")
     assert other.title == "Harnessing Chain-of-Thought Reasoning in Multimodal Models" and other.arxiv_id is None
-    assert other.approved is not None and other.approved.field == "image_generation"
-    assert other.approved.summary == "另一篇笔记的一句话总结，讲多模态推理。"
-    assert other.approved.tags == ["多模态推理", "思维链"] and other.url is None
+    assert other.summaries.approved is not None and other.summaries.approved.field == "image_generation"
+    assert other.summaries.approved.summary == "另一篇笔记的一句话总结，讲多模态推理。"
+    assert other.summaries.approved.tags == ["多模态推理", "思维链"] and other.url is None
     (own,) = other.notes.versions
     assert (own.header or "") + own.markdown == HARNESS  # kept whole, as written
 

@@ -41,7 +41,7 @@ def test_approve_reject_and_list_by_note_status(project: Project, cli: RunCli) -
     notes = {r.id: r.notes for r in store.records(VENUE)}
     assert [notes[paper_id(i)].status for i in range(4)] == ["approved", "approved", "rejected", "draft"]
     assert notes[paper_id(2)].review_note == "数字对不上"
-    assert all(r.status == "approved" for r in store.records(VENUE))  # the summaries are reviewed apart
+    assert all(r.summaries.status == "approved" for r in store.records(VENUE))  # the summaries are reviewed apart
     drafts = cli("review", "notes", "list", VENUE, "--status", "draft")
     assert paper_id(3) in drafts.out and paper_id(0) not in drafts.out and "1 notes" in drafts.out
     assert cli("review", "notes", "approve", VENUE, "--all").code == 0

@@ -26,9 +26,9 @@ def test_approve_reject_and_list(cli: RunCli, imported: Project) -> None:
     result = cli("review", "reject", "ICML2026/2601.00003", "--reason", "不是本会议的论文")
     assert result.code == 0
     store = imported.store()
-    assert store.load("ICML2026", "2601.00001").status == "approved"
+    assert store.load("ICML2026", "2601.00001").summaries.status == "approved"
     rejected = store.load("ICML2026", "2601.00003")
-    assert rejected.status == "rejected" and rejected.review_note == "不是本会议的论文"
+    assert rejected.summaries.status == "rejected" and rejected.summaries.review_note == "不是本会议的论文"
 
     drafts = cli("review", "list", "ICML2026", "--status", "draft")
     assert drafts.code == 0
@@ -39,7 +39,7 @@ def test_approve_reject_and_list(cli: RunCli, imported: Project) -> None:
 
     result = cli("review", "approve", "ICML2026", "--all")
     assert result.code == 0 and "1 paper approved in ICML2026" in result.err  # only the remaining draft
-    assert store.load("ICML2026", "2601.00003").status == "rejected"
+    assert store.load("ICML2026", "2601.00003").summaries.status == "rejected"
 
 
 def test_unknown_paper_is_a_usage_error(cli: RunCli, imported: Project) -> None:
@@ -53,9 +53,11 @@ def test_edit_with_flags_adds_a_human_version_and_validates(cli: RunCli, importe
     result = cli("review", "edit", "ICML2026/2601.00001", "--summary", new_text, "--tags", "大语言模型, 推理")
     assert result.code == 0, result.err
     record = imported.store().load("ICML2026", "2601.00001")
-    assert [v.origin for v in record.versions] == ["import", "human"]
-    assert record.current is not None and record.current.tags == ["LLM", "推理"]
-    assert record.approved is not None and record.approved.number == 1  # published text waits for approval
+    assert [v.origin for v in record.summaries.versions] == ["import", "human"]
+    assert record.summaries.current is not None and record.summaries.current.tags == ["LLM", "推理"]
+    assert (
+        record.summaries.approved is not None and record.summaries.approved.number == 1
+    )  # published text waits for approval
     assert "approved*" in cli("review", "list", "ICML2026", "--status", "draft").out
 
     bad = cli("review", "edit", "ICML2026/2601.00001", "--field", "cooking")
@@ -64,7 +66,7 @@ def test_edit_with_flags_adds_a_human_version_and_validates(cli: RunCli, importe
     assert unsafe.code == 2 and "summary: unsafe TeX \\href" in unsafe.err
     too_many = cli("review", "edit", "ICML2026/2601.00001", "--tags", "a,b,c,d,e,f")
     assert too_many.code == 2 and "tags: 6 tags (at most 5)" in too_many.err
-    assert len(imported.store().load("ICML2026", "2601.00001").versions) == 2
+    assert len(imported.store().load("ICML2026", "2601.00001").summaries.versions) == 2
 
 
 def write_editor(tmp_path: Path, replies: list[str | None], *, meanwhile: list[str] | None = None) -> str:
@@ -113,8 +115,8 @@ def test_edit_in_editor_reopens_on_error(cli: RunCli, imported: Project, tmp_pat
     assert "# ERROR: field: unknown field 'cooking'" in seen[1]  # reopened with the problem noted
     assert "summary: too short" in seen[1]  # and with the text as typed
     record = imported.store().load("ICML2026", "2601.00002")
-    assert record.current is not None and record.current.origin == "human"
-    assert record.current.summary == good and record.current.field == "llm_reasoning"
+    assert record.summaries.current is not None and record.summaries.current.origin == "human"
+    assert record.summaries.current.summary == good and record.summaries.current.field == "llm_reasoning"
 
 
 def test_show_has_abstract_summary_history(cli: RunCli, imported: Project) -> None:
@@ -148,7 +150,7 @@ def test_editor_tags_as_one_string_are_split_not_spelled(
     editor = write_editor(tmp_path, [f"summary: {summary_text('标签')}\ntags: {yaml_tags}\nfield: llm_pretraining\n"])
     result = cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor))
     assert result.code == 0, result.err
-    current = imported.store().load("ICML2026", "2601.00002").current
+    current = imported.store().load("ICML2026", "2601.00002").summaries.current
     assert current is not None and current.origin == "human" and current.tags == expected
 
 
@@ -170,7 +172,7 @@ def test_editor_wrong_yaml_types_reopen_the_editor(cli: RunCli, imported: Projec
     assert "# ERROR: summary must be text" in seen[2] and "# ERROR: field must be one field id" in seen[2]
     assert "# ERROR: tags must be a list" in seen[2]
     assert "# ERROR: summary must be text" in seen[3] and "# ERROR: field must be one field id" in seen[3]
-    current = imported.store().load("ICML2026", "2601.00002").current
+    current = imported.store().load("ICML2026", "2601.00002").summaries.current
     assert current is not None and current.summary == good and current.tags == ["LLM"]
     assert current.field == "llm_reasoning"
 
@@ -221,7 +223,7 @@ def test_approve_checks_every_ref_before_approving_any(cli: RunCli, imported: Pr
     result = cli("review", "approve", *refs)
     assert result.code == 2, result.err
     assert "approved" not in result.err
-    assert [r.status for r in store.records("ICML2026")] == ["draft"] * 5
+    assert [r.summaries.status for r in store.records("ICML2026")] == ["draft"] * 5
 
 
 def test_approve_several_venues_at_once(cli: RunCli, imported: Project) -> None:
@@ -230,8 +232,8 @@ def test_approve_several_venues_at_once(cli: RunCli, imported: Project) -> None:
     result = cli("review", "approve", "ICML2026/2601.00001", "ICLR2026/2601.00001", "ICML2026/2601.00001")
     assert result.code == 0, result.err
     store = imported.store()
-    assert store.load("ICML2026", "2601.00001").status == "approved"
-    assert store.load("ICLR2026", "2601.00001").status == "approved"
+    assert store.load("ICML2026", "2601.00001").summaries.status == "approved"
+    assert store.load("ICLR2026", "2601.00001").summaries.status == "approved"
     assert result.err.count("approved ICML2026/2601.00001") == 1
 
 
@@ -239,7 +241,7 @@ def test_approve_a_bare_venue_hints_at_all(cli: RunCli, imported: Project) -> No
     result = cli("review", "approve", "ICML2026")
     assert result.code == 2
     assert "to approve all of a venue: summarizer review approve ICML2026 --all" in result.err
-    assert all(r.status == "draft" for r in imported.store().records("ICML2026"))
+    assert all(r.summaries.status == "draft" for r in imported.store().records("ICML2026"))
 
 
 @pytest.mark.parametrize("editor", ["false", "/nonexistent/editor"])
@@ -248,7 +250,7 @@ def test_a_failing_editor_is_a_one_line_usage_error(cli: RunCli, imported: Proje
     assert result.code == 2
     assert result.err.startswith("error: could not run the editor (")
     assert "set $EDITOR, or use --summary/--tags/--field" in result.err
-    assert len(imported.store().load("ICML2026", "2601.00002").versions) == 1
+    assert len(imported.store().load("ICML2026", "2601.00002").summaries.versions) == 1
 
 
 def summarizer_cmd(project: Project, *args: str) -> list[str]:
@@ -266,8 +268,8 @@ def test_the_editor_runs_without_the_venue_lock(cli: RunCli, imported: Project, 
     assert result.code == 0, result.err
     assert (tmp_path / "editor-state.json.rc").read_text().split() == ["0"]  # approve ran while editing
     store = imported.store()
-    assert store.load("ICML2026", "2601.00001").status == "approved"
-    current = store.load("ICML2026", "2601.00002").current
+    assert store.load("ICML2026", "2601.00001").summaries.status == "approved"
+    current = store.load("ICML2026", "2601.00002").summaries.current
     assert current is not None and current.summary == good
 
 
@@ -284,7 +286,7 @@ def test_a_paper_changed_while_editing_is_not_overwritten(cli: RunCli, imported:
     assert "ICML2026/2601.00002 changed while you were editing (now version 2)" in result.err
     assert mine in result.err and "review edit" in result.err  # the editor's work is in the message
     record = imported.store().load("ICML2026", "2601.00002")
-    assert [v.summary for v in record.versions][1:] == [theirs]
+    assert [v.summary for v in record.summaries.versions][1:] == [theirs]
 
 
 def test_list_warns_about_abstract_only_summaries(cli: RunCli, imported: Project) -> None:
@@ -314,7 +316,7 @@ def test_an_editor_that_keeps_writing_invalid_text_gives_up_and_keeps_the_text(
     assert len(seen_by_editor(tmp_path)) == 6  # five rounds, then it stops
     kept = unsaved_file(result.err).read_text("utf-8")
     assert "# ERROR: summary: unsafe TeX \\href" in kept and "我的改写" in kept
-    assert len(imported.store().load("ICML2026", "2601.00002").versions) == 1
+    assert len(imported.store().load("ICML2026", "2601.00002").summaries.versions) == 1
 
 
 def test_closing_the_reopened_editor_without_saving_keeps_the_text(
@@ -327,7 +329,7 @@ def test_closing_the_reopened_editor_without_saving_keeps_the_text(
     assert "edit cancelled, nothing saved (field: unknown field 'cookery'" in result.err
     kept = unsaved_file(result.err).read_text("utf-8")
     assert summary_text("我打的字") in kept and "field: cookery" in kept
-    assert len(imported.store().load("ICML2026", "2601.00002").versions) == 1
+    assert len(imported.store().load("ICML2026", "2601.00002").summaries.versions) == 1
 
 
 def test_closing_the_editor_before_typing_is_a_plain_cancel(cli: RunCli, imported: Project, tmp_path: Path) -> None:
@@ -341,7 +343,7 @@ def test_human_edits_are_judged_as_human_text(cli: RunCli, imported: Project, tm
     editor = write_editor(tmp_path, ["summary: |\n  短的人工总结，\n  分两行写。\ntags: []\nfield: llm_reasoning\n"])
     result = cli("review", "edit", "ICML2026/2601.00002", env=editor_env(editor))
     assert result.code == 0, result.err
-    current = imported.store().load("ICML2026", "2601.00002").current
+    current = imported.store().load("ICML2026", "2601.00002").summaries.current
     assert current is not None and current.summary == "短的人工总结，分两行写。" and current.tags == []
     assert "no tags (adds nothing to the hot topics)" in current.warnings
     assert "2 lines joined into one paragraph" in cli("review", "show", "ICML2026/2601.00002").out

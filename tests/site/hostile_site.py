@@ -70,8 +70,8 @@ def _cli(project: Project, *args: str, env: dict[str, str] | None = None) -> tup
 def _record(venue: str, form: str) -> Record:
     record = Record(venue=venue, id=paper_id(form), title=paper_title_of(form), arxiv_id=paper_id(form))
     record.abstract = "We study sparse attention for LLM pretraining. It cuts compute by 40%."
-    record.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
-    record.approve()
+    record.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "llm")
+    record.summaries.approve()
     return record
 
 

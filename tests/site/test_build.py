@@ -60,13 +60,13 @@ def add(
     pending: tuple[str, list[str], str] | None = None,
 ) -> Record:
     record = Record(venue=venue, id=pid, title=title, arxiv_id=arxiv_id, url=url)
-    record.add_version(summary, tags, field, "import", created_at="2026-01-01T00:00:00Z")
+    record.summaries.add_version(summary, tags, field, "import", created_at="2026-01-01T00:00:00Z")
     if status == "approved":
-        record.approve()
+        record.summaries.approve()
     else:
-        record.status = status  # type: ignore[assignment]
+        record.summaries.status = status  # type: ignore[assignment]
     if pending is not None:
-        record.add_version(*pending, origin="llm", created_at="2026-01-02T00:00:00Z")
+        record.summaries.add_version(*pending, origin="llm", created_at="2026-01-02T00:00:00Z")
     store.save(record)
     return record
 
@@ -280,7 +280,7 @@ def test_cross_venue_line_in_config_order_with_counts(project: Project) -> None:
 
 def entry(title: str, tags: list[str]) -> PageEntry:
     record = Record(venue="V", id=title.replace(" ", "-") or "x", title=title)
-    version = record.add_version(summary_text(), tags, "f", "import")
+    version = record.summaries.add_version(summary_text(), tags, "f", "import")
     return PageEntry(record, version, tuple(tags))
 
 
@@ -475,7 +475,7 @@ def test_stale_pages_are_removed_but_foreign_files_kept(project: Project) -> Non
     foreign.parent.mkdir(parents=True)
     foreign.write_text("# mine\n", "utf-8")
     record = store.load("ICLR2026", "2602.00022")
-    record.status = "rejected"
+    record.summaries.status = "rejected"
     store.save(record)
     report = build_site(settings, store, None, drafts=False)
     assert "docs/ICLR2026/image_generation/index.md" in report.removed
@@ -517,7 +517,7 @@ def test_build_of_some_venues_is_a_consistent_site_of_just_those(project: Projec
 def test_unknown_field_is_left_off_and_reported(project: Project) -> None:
     settings, store = sample_store(project)
     record = store.load("ICML2026", "2601.00015")
-    record.versions[-1].field = "gone_field"
+    record.summaries.versions[-1].field = "gone_field"
     store.save(record)
     report = build_site(settings, store, None, drafts=False)
     assert any("ICML2026/2601.00015" in line and "gone_field" in line for line in report.warnings)
@@ -560,8 +560,8 @@ def test_five_thousand_records_rebuild_writes_nothing(project: Project) -> None:
         venue = venues[n % 8]["id"]
         record = Record(venue=venue, id=f"p{n:05d}", title=f"Paper {rnd.random():.6f} on d²Cache [{n}]",
                         arxiv_id=f"2601.{n:05d}")  # fmt: skip
-        record.add_version(summary_text(), rnd.sample(tags, 3), fields[rnd.randrange(39)]["id"], "import")
-        record.approve()
+        record.summaries.add_version(summary_text(), rnd.sample(tags, 3), fields[rnd.randrange(39)]["id"], "import")
+        record.summaries.approve()
         store.save(record)
     report = build_site(settings, store, None, drafts=False)
     es5 = mathjax_es5()

@@ -48,8 +48,10 @@ def atom_problems(feed: etree._Element) -> list[str]:
 def built_docs(project: Project) -> Path:
     settings, store = sample_store(project)
     hostile = Record(venue="ICML2026", id="2601.00099", title=HOSTILE, arxiv_id="2601.00099")
-    hostile.add_version("本文提出 \uffff 一种方法\x01，提高了 12% 的吞吐。", ["LLM\ufffe"], "llm_pretraining", "import")
-    hostile.approve()
+    hostile.summaries.add_version(
+        "本文提出 \uffff 一种方法\x01，提高了 12% 的吞吐。", ["LLM\ufffe"], "llm_pretraining", "import"
+    )
+    hostile.summaries.approve()
     store.save(hostile)
     return Path(build_site(settings, store, None, drafts=False).subject) / "docs"
 

@@ -56,10 +56,10 @@ def full_build(project: Project, where: Path) -> Path:
 def edit_summary(store: Store, rng: random.Random) -> None:
     venue = rng.choice(VENUES3)["id"]
     record = rng.choice(store.records(venue))
-    version = record.approved
+    version = record.summaries.approved
     assert version is not None
-    record.add_version(summary_text("改写后的摘要"), version.tags, version.field, "human")
-    record.approve()
+    record.summaries.add_version(summary_text("改写后的摘要"), version.tags, version.field, "human")
+    record.summaries.approve()
     store.save(record)
 
 

@@ -16,8 +16,10 @@ from summarizer.site.site_files import TEMPLATES
 
 def approved(store: Store, paper_id: str, field: str, header: str, body: str) -> None:
     record = Record(venue="ICML2026", id=paper_id, title=f"Paper {paper_id}", arxiv_id=paper_id)
-    record.add_version("本文提出一种新方法，在多个基准上显著优于已有方法，并给出理论分析。", ["推理"], field, "import")
-    record.approve()
+    record.summaries.add_version(
+        "本文提出一种新方法，在多个基准上显著优于已有方法，并给出理论分析。", ["推理"], field, "import"
+    )
+    record.summaries.approve()
     record.notes.add_version(body, "import", header=header, math="dollar")
     record.notes.approve()
     store.save(record)
@@ -70,8 +72,10 @@ def test_a_hot_topic_has_the_sites_most_common_spelling_on_every_page(project: P
     spellings = [("ICML2026", "Chain-of-Thought")] * 3 + [("ICLR2026", "chain-of-thought")] * 4
     for i, (venue, tag) in enumerate(spellings):
         record = Record(venue=venue, id=f"2601.0{i:04d}", title=f"Paper {i}")
-        record.add_version("本文提出一种新方法，在多个基准上显著优于已有方法。", [tag], "llm_reasoning", "import")
-        record.approve()
+        record.summaries.add_version(
+            "本文提出一种新方法，在多个基准上显著优于已有方法。", [tag], "llm_reasoning", "import"
+        )
+        record.summaries.approve()
         store.save(record)
 
     docs = build(project)

@@ -59,8 +59,8 @@ def papers_for(project: Project, folder: Path) -> Store:
         if store.get(venue, pid) is not None:
             continue  # the same paper filed in two fields: one record, two notes
         record = Record(venue=venue, id=pid, title=title, arxiv_id=arxiv.group(1) if arxiv else None)
-        record.add_version(SUMMARY, ["LLM"], field, "import")
-        record.approve()
+        record.summaries.add_version(SUMMARY, ["LLM"], field, "import")
+        record.summaries.approve()
         store.save(record)
     return store
 
@@ -86,7 +86,7 @@ def normalized(text: str) -> str:
 
 
 def page_url(record: Record) -> str:
-    field = record.approved.field  # type: ignore[union-attr]
+    field = record.summaries.approved.field  # type: ignore[union-attr]
     return f"{record.venue}/{field}/{record.id}/"
 
 

@@ -41,8 +41,10 @@ def built(project: Project, **site: object) -> tuple[Settings, Store, Path]:
         tier="oral",
         comment="Code: https://github.com/example/qattn.",
     )
-    rich.add_version("本文提出一种低比特量化注意力，把显存降低一半。", ["量化", "LLM"], "llm_pretraining", "import")
-    rich.approve()
+    rich.summaries.add_version(
+        "本文提出一种低比特量化注意力，把显存降低一半。", ["量化", "LLM"], "llm_pretraining", "import"
+    )
+    rich.summaries.approve()
     store.save(rich)
     return settings, store, Path(build_site(settings, store, None, drafts=False).subject) / "docs"
 
@@ -106,8 +108,8 @@ def _papers_per_tag(store: Store) -> dict[str, int]:
     counts: dict[str, int] = {}
     for venue in store.venues():
         for record in store.records(venue):
-            if record.approved is not None:
-                for tag in {t.casefold() for t in record.approved.tags}:
+            if record.summaries.approved is not None:
+                for tag in {t.casefold() for t in record.summaries.approved.tags}:
                     counts[tag] = counts.get(tag, 0) + 1
     return counts
 
@@ -198,9 +200,9 @@ def test_the_page_order_is_a_setting(project: Project, order: str) -> None:
     store = Store(settings.outputs_dir)
     for pid, tier, when in (("a", "poster", "2026-01-01"), ("b", "oral", "2026-01-03"), ("c", None, "2026-01-02")):
         record = Record(venue="ICML2026", id=pid, title=f"Title {pid}", tier=tier)
-        record.add_version("本文提出一种新方法，并在多个基准上取得提升。", ["LLM"], "llm_pretraining", "import",
-                           created_at=f"{when}T00:00:00Z")  # fmt: skip
-        record.approve()
+        summary = "本文提出一种新方法，并在多个基准上取得提升。"
+        record.summaries.add_version(summary, ["LLM"], "llm_pretraining", "import", created_at=f"{when}T00:00:00Z")
+        record.summaries.approve()
         store.save(record)
     page = Path(build_site(settings, store, None, drafts=False).subject) / "docs/ICML2026/llm_pretraining/index.md"
     titles = re.findall(r"^\*\*\[Title (\w)\]", page.read_text("utf-8"), re.M)

@@ -116,8 +116,8 @@ def generated_site(project: Project) -> Path:
     store = project.store()
     for i, (key, (title, summary)) in enumerate(PAPERS.items()):
         record = Record(venue=("ICML2026", "ICLR2026")[i % 2], id=f"2601.0000{i}", title=title, authors=["A. Author"])
-        record.add_version(summary, ["剪枝"] if key == "start" else ["LLM"], "llm_reasoning", "import")
-        record.approve()
+        record.summaries.add_version(summary, ["剪枝"] if key == "start" else ["LLM"], "llm_reasoning", "import")
+        record.summaries.approve()
         store.save(record)
     root = project.root / "outputs" / "site"
     return root

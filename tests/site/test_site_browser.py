@@ -69,8 +69,8 @@ INJECTED = ("md-header", "evil-id", "evil-class", "evil-font")
 
 def _record(venue: str, pid: str, title: str, summary: str) -> Record:
     record = Record(venue=venue, id=pid, title=title, arxiv_id=None, url="https://example.org/" + pid)
-    record.add_version(summary, ["LLM"], "llm_pretraining", "import", created_at="2026-01-01T00:00:00Z")
-    record.approve()
+    record.summaries.add_version(summary, ["LLM"], "llm_pretraining", "import", created_at="2026-01-01T00:00:00Z")
+    record.summaries.approve()
     return record
 
 

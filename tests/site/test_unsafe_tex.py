@@ -70,7 +70,7 @@ def test_edit_refuses_unsafe_tex_naming_the_command(cli: RunCli, project: Projec
     assert cli("import", str(project.write_jsonl("in.jsonl", [dict(_line(summary_text()), id="p1")]))).code == 0
     result = cli("review", "edit", "ICML2026/p1", "--summary", summary_text() + " \\(\\style{color:red}{x}\\)")
     assert result.code == 2 and "\\style" in result.err
-    assert len(project.store().load("ICML2026", "p1").versions) == 1
+    assert len(project.store().load("ICML2026", "p1").summaries.versions) == 1
 
 
 @pytest.fixture
@@ -98,7 +98,7 @@ def test_model_answer_with_unsafe_tex_is_asked_again(project: Project, cli: RunC
     reask = [r for r in hostile_model.requests if len(r.body["messages"]) > 2]
     assert len(reask) == 2 and all("\\href" in r.body["messages"][-1]["content"] for r in reask)
     for record in project.store().records(VENUE):
-        assert record.current is not None and "\\href" not in record.current.summary
+        assert record.summaries.current is not None and "\\href" not in record.summaries.current.summary
 
 
 def test_a_record_holding_unsafe_tex_builds_it_as_text(cli: RunCli, project: Project) -> None:
@@ -107,8 +107,8 @@ def test_a_record_holding_unsafe_tex_builds_it_as_text(cli: RunCli, project: Pro
 
     store = Store(project.settings().outputs_dir)
     record = Record(venue="ICML2026", id="p1", title="T \\(\\href{javascript:alert(1)}{x}\\)")
-    record.add_version(summary_text() + " \\(\\class{md-header}{x}\\)", ["LLM"], "llm_pretraining", "import")
-    record.approve()
+    record.summaries.add_version(summary_text() + " \\(\\class{md-header}{x}\\)", ["LLM"], "llm_pretraining", "import")
+    record.summaries.approve()
     store.save(record)  # written directly: text that got in another way
     assert cli("build").code == 0
     page = (project.root / "outputs/site/docs/ICML2026/llm_pretraining/index.md").read_text("utf-8")

@@ -48,15 +48,15 @@ def write_venue(project: Project, n: int = N) -> Store:
 
 
 def summarized(project: Project) -> list[Record]:
-    return [r for r in project.store().records(VENUE) if r.versions]
+    return [r for r in project.store().records(VENUE) if r.summaries.versions]
 
 
 def assert_all_summarized(project: Project, n: int = N) -> None:
     records = project.store().records(VENUE)
     assert len(records) == n
     for record in records:
-        assert len(record.versions) == 1, record.id
-        version = record.versions[0]
+        assert len(record.summaries.versions) == 1, record.id
+        version = record.summaries.versions[0]
         assert version.origin == "llm" and version.prompt_hash and version.field == "llm_pretraining"
         assert record.title in version.summary  # each paper got its own answer
         assert "summarize" not in record.failures
@@ -92,7 +92,7 @@ def test_200_papers_one_batch_no_online_call_every_summary_checked_at_half_price
     assert upload["purpose"] == "batch" and upload["filename"].endswith(".jsonl")
     # Each line is the request the online path sends: same model, schema, sampling; its custom_id names the paper.
     line = json.loads(server.batch.files[the_batch["input_file_id"]]["data"].decode().splitlines()[0])
-    prompt_hash = project.store().records(VENUE)[0].versions[0].prompt_hash
+    prompt_hash = project.store().records(VENUE)[0].summaries.versions[0].prompt_hash
     assert line["custom_id"] == f"{VENUE}/2601.00000/{prompt_hash}"
     assert (line["method"], line["url"]) == ("POST", "/v1/chat/completions")
     body = line["body"]
@@ -151,7 +151,7 @@ def test_cached_answers_are_not_sent_to_the_batch(project: Project, server: Fake
     assert cli("summarize", VENUE, "--limit", "2").code == 0  # online: two answers in the cache
     for path in (project.root / "outputs" / "records" / VENUE).glob("*.json"):
         record = json.loads(path.read_text("utf-8"))
-        record["versions"] = []
+        record["summaries"]["versions"] = []
         path.write_text(json.dumps(record), "utf-8")
 
     result = cli("summarize", VENUE, "--batch")
@@ -326,7 +326,7 @@ def test_re_asks_stay_within_max_attempts(project: Project, server: FakeOpenAI, 
     assert result.code == 1
     assert server.calls == 1  # the batch's answer, then one online attempt
     record = project.store().get(VENUE, "2601.00001")
-    assert record is not None and not record.versions
+    assert record is not None and not record.summaries.versions
     assert record.failures["summarize"].reason == "the model's answer: the summary has no Chinese (after 1 attempt)"
     assert len(summarized(project)) == 2
 
@@ -495,7 +495,7 @@ def test_force_is_remembered_with_the_batch(project: Project, server: FakeOpenAI
     assert collected.code == 0, collected.err
     assert creates(server) == 2 and len(server.batch.requests) == 6
     records = project.store().records(VENUE)
-    assert [(len(r.versions), r.versions[-1].tags) for r in records] == [(2, ["推理"])] * 3
+    assert [(len(r.summaries.versions), r.summaries.versions[-1].tags) for r in records] == [(2, ["推理"])] * 3
 
 
 def test_run_batch_fetches_submits_and_builds_then_collects(project: Project, server: FakeOpenAI, cli: RunCli) -> None:

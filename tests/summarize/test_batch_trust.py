@@ -41,7 +41,7 @@ def write_venue(project: Project, n: int, venue: str = VENUE) -> Store:
 
 
 def summarized(project: Project, venue: str = VENUE) -> list[Record]:
-    return [r for r in project.store().records(venue) if r.versions]
+    return [r for r in project.store().records(venue) if r.summaries.versions]
 
 
 def state_path(project: Project) -> Path:
@@ -190,7 +190,7 @@ def test_an_answer_holding_a_line_separator_is_read_whole(project: Project, serv
     assert result.code == 0, result.err
     assert server.calls == 0  # each line read whole: no paper asked again online
     records = summarized(project)
-    assert len(records) == 2 and all("\u2028另一行\u2029第三段。" in r.versions[0].summary for r in records)
+    assert len(records) == 2 and all("\u2028另一行\u2029第三段。" in r.summaries.versions[0].summary for r in records)
 
 
 def test_a_huge_batch_answer_is_quoted_cut_in_its_online_reask(

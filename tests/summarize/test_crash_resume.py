@@ -110,7 +110,7 @@ def record_files(project: Project, venue: str = VENUE) -> dict[str, bytes]:
 
 
 def summarized_titles(project: Project) -> set[str]:
-    return {r.title for r in project.store().records(VENUE) if r.versions}
+    return {r.title for r in project.store().records(VENUE) if r.summaries.versions}
 
 
 def prefetch(cli: RunCli, venue: str = VENUE) -> None:
@@ -169,8 +169,8 @@ def test_kill_9_during_run_then_run_again_repeats_only_the_calls_in_flight(
     assert len(fake_arxiv.requests) == arxiv_requests  # nothing fetched twice
     records = project.store().records(VENUE)
     assert len(records) == 33
-    assert all(len(r.versions) == 1 and r.versions[0].origin == "llm" for r in records)
-    assert all(r.title in r.versions[0].summary for r in records)  # each paper got its own answer
+    assert all(len(r.summaries.versions) == 1 and r.summaries.versions[0].origin == "llm" for r in records)
+    assert all(r.title in r.summaries.versions[0].summary for r in records)  # each paper got its own answer
     # The second run asked only for the papers the first had not saved, once each.
     second = [r.title for r in provider.requests[killed_calls:]]
     assert sorted(second) == sorted({p.title for p in papers} - saved)
@@ -257,7 +257,7 @@ def test_a_second_command_on_a_busy_venue_is_refused_and_changes_nothing(
             other = cli("run", OTHER_VENUE)
             assert other.code == 0, other.err
             assert len(record_files(project, OTHER_VENUE)) == 2
-            assert all(r.versions for r in project.store().records(OTHER_VENUE))
+            assert all(r.summaries.versions for r in project.store().records(OTHER_VENUE))
             assert record_files(project) == snapshot
         finally:
             gate.set()

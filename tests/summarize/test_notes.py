@@ -59,7 +59,9 @@ def test_a_draft_note_per_paper_with_text_in_the_references_order_with_a_results
         assert "| 设置 | 结果 |" in note.markdown and "| 40% |" in note.markdown  # the paper's own number
         assert record.title in note.markdown  # the fake writes the title it was given: the right paper
         assert record.usage.llm_calls == 1 and record.usage.cost_usd > 0
-        assert record.status == "approved" and record.versions[-1].origin == "llm"  # the summary is untouched
+        assert (
+            record.summaries.status == "approved" and record.summaries.versions[-1].origin == "llm"
+        )  # the summary is untouched
     request = server.requests[0].body
     assert request["response_format"]["json_schema"]["name"] == "paper_note" and request["max_tokens"] == 6000
     user = request["messages"][1]["content"]
@@ -82,7 +84,7 @@ def test_only_the_named_papers_and_only_with_an_approved_summary(
     configure(project, server)
     store = write_approved_venue(project, N)
     unapproved = store.load(VENUE, paper_id(2))
-    unapproved.status, unapproved.approved_version = "draft", None
+    unapproved.summaries.status, unapproved.summaries.approved_version = "draft", None
     store.save(unapproved)
 
     result = cli("notes", VENUE, paper_id(0), paper_id(2))
@@ -264,7 +266,7 @@ def test_the_header_comes_from_the_record_and_the_code_link_from_the_papers_own_
         "- 新颖性: ⭐⭐⭐⭐",
     ):
         assert line in shown, line
-    summary = store.load(VENUE, paper_id(0)).approved.summary  # type: ignore[union-attr]
+    summary = store.load(VENUE, paper_id(0)).summaries.approved.summary  # type: ignore[union-attr]
     assert summary.split("\\(")[0] in shown  # the approved summary, copied
 
 

@@ -113,7 +113,7 @@ def test_run_then_notes_against_llama_cpp_python(folder: Path, real_server: Reco
     for record in records:
         failure = record.failures.get("summarize")
         if failure is None:  # a draft: the model's answer passed the rules
-            assert record.current is not None and record.current.origin == "llm", record.id
+            assert record.summaries.current is not None and record.summaries.current.origin == "llm", record.id
             continue
         reason = failure.reason
         assert reason.startswith("the model's answer: ") and "\n" not in reason, reason

@@ -52,9 +52,9 @@ def assert_all_summarized(project: Project) -> None:
     recs = records(project)
     assert len(recs) == N
     for record in recs:
-        assert len(record.versions) == 1, record.id
-        version = record.versions[0]
-        assert version.origin == "llm" and record.status == "draft"
+        assert len(record.summaries.versions) == 1, record.id
+        version = record.summaries.versions[0]
+        assert version.origin == "llm" and record.summaries.status == "draft"
         assert "summarize" not in record.failures
         assert version.field == "llm_pretraining"
         assert version.tags and version.prompt_hash
@@ -225,12 +225,12 @@ def test_a_paper_fails_after_max_attempts_with_its_last_output(
     assert server.calls_by_title()[stubborn] == 3  # llm.max_attempts
     record = project.store().load(VENUE, paper_id(1))
     failure = record.failures["summarize"]
-    assert not record.versions and failure.attempts == 3
+    assert not record.summaries.versions and failure.attempts == 3
     assert "no Chinese" in failure.reason
     assert failure.raw_output and "This paper proposes" in failure.raw_output
     assert record.usage.llm_calls == 3  # failed attempts still cost money
     assert f"{paper_id(1)}: " in result.err and "no Chinese" in result.err
-    assert len([r for r in records(project) if r.versions]) == 2
+    assert len([r for r in records(project) if r.summaries.versions]) == 2
 
     # The next run retries only the failed paper, and a success clears the failure.
     server.fault_for = None
@@ -271,7 +271,7 @@ def test_401_stops_the_run_naming_the_variable(
     assert result.code == 2
     assert "MY_PROVIDER_KEY" in result.err and "llm.api_key_env" in result.err
     assert server.calls <= CONCURRENCY  # stopped at once: no paper after the first wave
-    assert not any(r.versions for r in records(project))
+    assert not any(r.summaries.versions for r in records(project))
     no_key_anywhere(project, result.out, result.err, caplog.text)
 
 
@@ -291,7 +291,7 @@ def test_missing_key_is_a_usage_error_unless_everything_is_cached(
     assert result.code == 2 and "OPENAI_API_KEY" in result.err
     assert server.calls == 3
     # The three cached answers were still written before the key was needed.
-    assert sum(1 for r in records(project) if r.versions) == 3
+    assert sum(1 for r in records(project) if r.summaries.versions) == 3
 
 
 # -- --force, approved and edited papers -----------------------------------------------------
@@ -304,13 +304,13 @@ def test_force_redoes_model_drafts_but_never_touches_approved_or_edited(
     store = write_venue(project, 5)
     assert cli("summarize", VENUE).code == 0
     approved = store.load(VENUE, paper_id(0))
-    approved.approve()
+    approved.summaries.approve()
     store.save(approved)
     edited = store.load(VENUE, paper_id(1))
-    edited.add_version(summary_text(), ["LLM"], "llm_pretraining", "human")
+    edited.summaries.add_version(summary_text(), ["LLM"], "llm_pretraining", "human")
     store.save(edited)
     rejected = store.load(VENUE, paper_id(2))
-    rejected.status = "rejected"
+    rejected.summaries.status = "rejected"
     store.save(rejected)
     snapshot = {p.name: p.read_bytes() for p in store.venue_dir(VENUE).glob("*.json")}
 
@@ -325,10 +325,10 @@ def test_force_redoes_model_drafts_but_never_touches_approved_or_edited(
     assert store.path(VENUE, paper_id(1)).read_bytes() == snapshot[f"{paper_id(1)}.json"]
     redone = store.load(VENUE, paper_id(2))
     # The fake answers each paper the same way again: no second, identical version.
-    assert len(redone.versions) == 1 and redone.status == "draft"
+    assert len(redone.summaries.versions) == 1 and redone.summaries.status == "draft"
     assert "1 back in review (were rejected)" in forced.err  # said, not done quietly
     assert "3 unchanged" in forced.err
-    assert len(store.load(VENUE, paper_id(3)).versions) == 1
+    assert len(store.load(VENUE, paper_id(3)).summaries.versions) == 1
 
 
 def test_the_first_requests_go_out_while_the_other_papers_are_still_planned(
@@ -363,7 +363,7 @@ def test_limit_caps_the_papers_summarised(project: Project, server: FakeOpenAI, 
     write_venue(project, 6)
     assert cli("summarize", VENUE, "--limit", "2").code == 0
     assert server.calls == 2
-    assert sum(1 for r in records(project) if r.versions) == 2
+    assert sum(1 for r in records(project) if r.summaries.versions) == 2
 
 
 def test_limit_counts_only_papers_that_can_be_summarised(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
@@ -400,8 +400,8 @@ def test_regenerate_makes_one_fresh_call_with_feedback(project: Project, server:
     settings = project.settings()
     answer_online(start_run(settings, store, VENUE), Pick())
     record = store.load(VENUE, paper_id(0))
-    record.approve()
-    old = record.current
+    record.summaries.approve()
+    old = record.summaries.current
     assert old is not None
 
     for n in (1, 2):  # the cache is ignored: every regen is a call
@@ -412,8 +412,8 @@ def test_regenerate_makes_one_fresh_call_with_feedback(project: Project, server:
     assert draft.model == settings.llm.model and draft.prompt_hash and not draft.cached
 
     version = add_llm_version(record, draft, feedback="请突出 40% 的算力节省")
-    assert record.status == "approved" and record.approved_version == old.number
-    assert record.has_pending_draft and version.feedback == "请突出 40% 的算力节省"
+    assert record.summaries.status == "approved" and record.summaries.approved_version == old.number
+    assert record.summaries.has_pending_draft and version.feedback == "请突出 40% 的算力节省"
 
 
 # -- crash safety ----------------------------------------------------------------------------------
@@ -438,7 +438,7 @@ def test_ctrl_c_keeps_finished_papers(project: Project, server: FakeOpenAI) -> N
     # In-flight calls were cancelled, not waited for: their 60 s hangs are still running at the provider.
     hung = [r for r in server.requests if r.title in slow]
     assert hung and all(r.finished == 0.0 for r in hung)
-    done = {r.id for r in store.records(VENUE) if r.versions}
+    done = {r.id for r in store.records(VENUE) if r.summaries.versions}
     assert done == {paper_id(0), paper_id(1)}
     assert all(json.loads(p.read_text("utf-8")) for p in Path(store.venue_dir(VENUE)).glob("*.json"))
 
@@ -518,7 +518,7 @@ def test_a_papers_error_never_stops_the_run(
     assert result.code == 1
     failed = [r for r in records(project) if "summarize" in r.failures]
     assert [r.id for r in failed] == [paper_id(0)] and failed[0].failures["summarize"].reason.startswith(reason)
-    assert len([r for r in records(project) if r.versions]) == 3
+    assert len([r for r in records(project) if r.summaries.versions]) == 3
 
 
 def test_a_refused_key_stops_the_run(project: Project, server: FakeOpenAI, cli: RunCli) -> None:
@@ -530,7 +530,7 @@ def test_a_refused_key_stops_the_run(project: Project, server: FakeOpenAI, cli: 
 
     assert result.code == 2
     assert "the provider refused the API key (HTTP 401)" in result.err
-    assert server.calls == 1 and not any(r.versions or r.failures for r in records(project))
+    assert server.calls == 1 and not any(r.summaries.versions or r.failures for r in records(project))
 
 
 def _first_call_raises(monkeypatch: pytest.MonkeyPatch, error: Exception) -> None:
@@ -568,7 +568,7 @@ def test_a_runs_error_always_stops_the_run(
 
     assert result.code == error.exit_code  # type: ignore[attr-defined]
     assert str(error) in result.err
-    assert server.calls == 0 and not any(r.versions or r.failures for r in records(project))
+    assert server.calls == 0 and not any(r.summaries.versions or r.failures for r in records(project))
 
 
 def test_verbose_shows_retries_reasks_and_mode_switches(project: Project, server: FakeOpenAI, cli: RunCli) -> None:

@@ -65,7 +65,7 @@ def test_a_summary_answer_with_a_lone_surrogate_is_asked_again(
     assert server.calls == 2  # the re-ask
     reask = server.requests[-1].body["messages"][-1]["content"]
     assert "surrogate" in reask
-    summary = project.store().load(VENUE, "2601.00001").versions[0].summary
+    summary = project.store().load(VENUE, "2601.00001").summaries.versions[0].summary
     assert "\ud800" not in summary
 
 

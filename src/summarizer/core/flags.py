@@ -239,7 +239,7 @@ def record_warnings(settings: Settings, record: Record, summary: str, tags: list
 def current_warnings(settings: Settings, record: Record, version: Version | None = None) -> list[str]:
     """A version's stored warnings plus those found now (a version stored before a check existed,
     a human edit, an import): what `review list` and `review show` print.  Default: the current version."""
-    current = version or record.current
+    current = version or record.summaries.current
     if current is None:
         return []
     # A stored length warning was judged by the house range of its day: the length is judged anew (it needs no read).
@@ -282,8 +282,8 @@ class DuplicateIndex:
         """The current summaries of these records (rejected papers left out)."""
         index = cls()
         for record in records:
-            if record.current is not None and record.status != "rejected":
-                index.add(f"{record.venue}/{record.id}", record.current.summary)
+            if record.summaries.current is not None and record.summaries.status != "rejected":
+                index.add(f"{record.venue}/{record.id}", record.summaries.current.summary)
         return index
 
     def add(self, ref: str, text: str) -> None:
@@ -331,8 +331,8 @@ def venue_duplicates(records: Iterable[Record]) -> dict[str, str]:
     """ref -> a near-duplicate warning, found now among each venue's current summaries (rejected papers left out)."""
     by_venue: dict[str, dict[str, str]] = {}
     for record in records:
-        if record.current is not None and record.status != "rejected":
-            by_venue.setdefault(record.venue, {})[f"{record.venue}/{record.id}"] = record.current.summary
+        if record.summaries.current is not None and record.summaries.status != "rejected":
+            by_venue.setdefault(record.venue, {})[f"{record.venue}/{record.id}"] = record.summaries.current.summary
     found: dict[str, str] = {}
     for summaries in by_venue.values():
         found.update(near_duplicates(summaries))

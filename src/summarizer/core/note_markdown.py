@@ -114,7 +114,7 @@ def escape_inline(text: str) -> str:
 
 def summary_version(record: Record) -> Version | None:
     """The summary a note's header and 一句话总结 come from: the approved one, else the newest."""
-    return record.approved or record.current
+    return record.summaries.approved or record.summaries.current
 
 
 def header(settings: Settings, record: Record) -> str:

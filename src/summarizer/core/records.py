@@ -1,11 +1,11 @@
 """The record of one paper, as stored in ``outputs/records/<VENUE>/<ID>.json``: its metadata, what
-fetch found, every summary version ever written, its review status, its per-paper note (every note
-version and the note's own review status), failures and usage.
+fetch found, failures and usage, and its two kinds of reviewed text held the same way: ``summaries``
+(every summary version and their review state) and ``notes`` (every note version and theirs).
 
 ``store.Store`` reads and writes these files; this module is only their shape.  A record without a
-note is written without the ``notes`` key, byte for byte as before notes existed, so records stay
-readable by older summarizers until a paper gets a note; records written before notes read as
-papers without one.
+note is written without the ``notes`` key; records written before notes read as papers without one.
+Records of schema 1 kept a summary's versions and review state flat on the record: they are read into
+``summaries`` (``_summaries_of_schema_1``) and written back as schema 2 when next saved.
 """
 
 from __future__ import annotations
@@ -20,7 +20,9 @@ from .errors import NothingToApprove
 from .ids import strip_version
 from .usage import Usage
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+READABLE_SCHEMAS = (1, 2)  # schema 1: a summary's review state flat on the record
+_SUMMARY_KEYS = ("versions", "status", "approved_version", "review_note")
 
 Origin = Literal["llm", "human", "import"]
 Status = Literal["draft", "approved", "rejected"]
@@ -126,14 +128,36 @@ class Reviewed(Generic[V]):
     def _next_number(self) -> int:
         return (self.versions[-1].number + 1) if self.versions else 1
 
+    def approve(self, number: int | None = None, *, what: str = "version") -> None:
+        """The version ``number`` (default: the newest) approved; ``NothingToApprove`` names ``what`` is missing."""
+        target = self.version(number) if number is not None else self.current
+        if target is None:
+            raise NothingToApprove(f"no {what} to approve")
+        self.status = "approved"
+        self.approved_version = target.number
+
+
+class Summaries(_Model, Reviewed[Version]):
+    """A paper's summary: every version, and its review state."""
+
+    versions: list[Version] = Field(default_factory=list)
+    status: Status = "draft"
+    approved_version: int | None = None
+    review_note: str | None = None  # the reviewer's reason for a rejection (`review reject --reason`)
+
+    def add_version(self, summary: str, tags: list[str], field: str, origin: Origin, **extra: Any) -> Version:
+        version = Version(number=self._next_number(), summary=summary, tags=tags, field=field, origin=origin, **extra)
+        self.versions.append(version)
+        return version
+
 
 class Notes(_Model, Reviewed[NoteVersion]):
-    """A paper's note: every version, and its own review status (a summary's approval is not a note's)."""
+    """A paper's note: every version, and its own review state (a summary's approval is not a note's)."""
 
     versions: list[NoteVersion] = Field(default_factory=list)
     status: Status = "draft"
     approved_version: int | None = None
-    review_note: str | None = None  # why a reviewer rejected the note
+    review_note: str | None = None  # the reviewer's reason for a rejection
     code_url: str | None = None  # the code's URL as the source or the paper's own text gives it (never the model)
 
     @property
@@ -144,13 +168,6 @@ class Notes(_Model, Reviewed[NoteVersion]):
         version = NoteVersion(number=self._next_number(), markdown=markdown, origin=origin, **extra)
         self.versions.append(version)
         return version
-
-    def approve(self, number: int | None = None) -> None:
-        target = self.version(number) if number is not None else self.current
-        if target is None:
-            raise NothingToApprove("no note to approve")
-        self.status = "approved"
-        self.approved_version = target.number
 
 
 _NO_NOTES = Notes()
@@ -173,7 +190,7 @@ class FetchState(_Model):
     arxiv_checked_at: str | None = None  # when a source's `match_arxiv` looked for the paper on arXiv
 
 
-class Record(_Model, Reviewed[Version]):
+class Record(_Model):
     schema_version: int = SCHEMA_VERSION
     venue: str
     id: str
@@ -192,16 +209,13 @@ class Record(_Model, Reviewed[Version]):
     source_missing_since: str | None = None  # the paper left the source's list then (kept, never deleted)
     fetch: FetchState = Field(default_factory=FetchState)
     failures: dict[Stage, Failure] = Field(default_factory=dict)
-    versions: list[Version] = Field(default_factory=list)
-    status: Status = "draft"
-    approved_version: int | None = None
-    review_note: str | None = None  # why a reviewer rejected it (`review reject --reason`)
+    summaries: Summaries = Field(default_factory=Summaries)
     usage: Usage = Field(default_factory=Usage)
     notes: Notes = Field(default_factory=Notes)
 
     @model_serializer(mode="wrap")
     def _without_empty_notes(self, handler: Any) -> Any:
-        """No ``notes`` key until the paper has a note: its file stays as older summarizers wrote and read it."""
+        """No ``notes`` key until the paper has a note."""
         data = handler(self)
         if isinstance(data, dict) and self.notes.empty:
             data.pop("notes", None)
@@ -209,31 +223,14 @@ class Record(_Model, Reviewed[Version]):
 
     @model_validator(mode="before")
     @classmethod
-    def _earlier_key(cls, data: Any) -> Any:
-        """Records written before the reviewer's note had its own name call it ``note``: read it as one."""
-        if isinstance(data, dict) and "note" in data and "review_note" not in data:
-            data = {("review_note" if key == "note" else key): value for key, value in data.items()}
-        return data
-
-    # -- versions ----------------------------------------------------------
-    def add_version(self, summary: str, tags: list[str], field: str, origin: Origin, **extra: object) -> Version:
-        version = Version(
-            number=self._next_number(),
-            summary=summary,
-            tags=tags,
-            field=field,
-            origin=origin,
-            **extra,
-        )
-        self.versions.append(version)
-        return version
-
-    def approve(self, number: int | None = None) -> None:
-        target = self.version(number) if number is not None else self.current
-        if target is None:
-            raise NothingToApprove(f"{self.venue}/{self.id} has no summary to approve")
-        self.status = "approved"
-        self.approved_version = target.number
+    def _summaries_of_schema_1(cls, data: Any) -> Any:
+        """A schema-1 record kept its summary's versions and review state flat (the reviewer's reason once as
+        ``note``): they are read into ``summaries``, and the record is schema 2 from then on."""
+        if not isinstance(data, dict) or "summaries" in data:
+            return data
+        data = {("review_note" if key == "note" and "review_note" not in data else key): v for key, v in data.items()}
+        summaries = {key: data.pop(key) for key in _SUMMARY_KEYS if key in data}
+        return {**data, "schema_version": SCHEMA_VERSION, "summaries": summaries}
 
     # -- links and failures --------------------------------------------------
     @property

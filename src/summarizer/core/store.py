@@ -17,7 +17,7 @@ from pydantic import ValidationError
 from .errors import FileSystemError, RecordError, UnknownPaper, UsageError, clip
 from .fsutil import WriteBatch, write_if_changed
 from .ids import SAFE_ID, is_safe_paper_id
-from .records import SCHEMA_VERSION, Record
+from .records import READABLE_SCHEMAS, Record
 from .wording import validation_message
 
 # Records read before, by path: the file's (modification time in ns, size) when read, and the record.
@@ -172,8 +172,9 @@ class Store:
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise RecordError(f"{path}: not valid JSON ({exc})") from None
         version = raw.get("schema_version") if isinstance(raw, dict) else None
-        if version != SCHEMA_VERSION:
-            raise RecordError(f"{path}: schema version {version!r}, this summarizer reads {SCHEMA_VERSION}")
+        if version not in READABLE_SCHEMAS:
+            readable = " and ".join(str(v) for v in READABLE_SCHEMAS)
+            raise RecordError(f"{path}: schema version {version!r}, this summarizer reads {readable}")
         try:
             record = Record.model_validate(raw)
         except ValidationError as exc:

@@ -82,7 +82,7 @@ class FetchRun:
     def forget_unresolved(self, entry: Entry, paper_id: str) -> None:
         """A title that failed to resolve in an earlier run left a record under its slug: drop it."""
         stale = self.records.get(entry.provisional_id())
-        if stale is not None and stale.id != paper_id and not stale.versions:
+        if stale is not None and stale.id != paper_id and not stale.summaries.versions:
             self.store.delete(self.venue_id, stale.id)
             del self.records[stale.id]
 

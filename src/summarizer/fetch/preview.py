@@ -30,7 +30,10 @@ def preview_venue(settings: Settings, store: Store, venue_id: str, *, limit: int
     known = [by_entry.get(e.line) or by_id.get(e.record_id or "") for e in usable]
     report.count("listed", len(gathered.entries))
     report.count("new", sum(1 for r in known if r is None))
-    report.count("to summarize", sum(1 for r in known if r is None or (not r.versions and r.status != "rejected")))
+    report.count(
+        "to summarize",
+        sum(1 for r in known if r is None or (not r.summaries.versions and r.summaries.status != "rejected")),
+    )
     if unusable:
         report.count("unusable", len(unusable))
     report.warnings += [f"{e.line}: {e.problem}" for e in unusable[:SHOWN_UNUSABLE]]

@@ -25,9 +25,9 @@ TAG_SEPARATORS = re.compile(r"[,，、]")
 
 
 def status_label(record: Record) -> str:
-    if not record.versions:
+    if not record.summaries.versions:
         return "unsummarized"
-    return "approved*" if record.has_pending_draft else record.status
+    return "approved*" if record.summaries.has_pending_draft else record.summaries.status
 
 
 def matches_status(record: Record, status: str | None) -> bool:
@@ -35,8 +35,8 @@ def matches_status(record: Record, status: str | None) -> bool:
     if status is None:
         return True
     if status == "draft":
-        return record.needs_review
-    return record.versions != [] and record.status == status
+        return record.summaries.needs_review
+    return record.summaries.versions != [] and record.summaries.status == status
 
 
 def listed(store: Store, venue_id: str, *, status: str | None) -> list[Record]:
@@ -46,9 +46,9 @@ def listed(store: Store, venue_id: str, *, status: str | None) -> list[Record]:
 
 def listed_version(record: Record, status: str | None) -> Version | None:
     """Under --status approved the published version, else the newest (what a reviewer acts on)."""
-    if status == "approved" and record.approved is not None:
-        return record.approved
-    return record.current
+    if status == "approved" and record.summaries.approved is not None:
+        return record.summaries.approved
+    return record.summaries.current
 
 
 def approvable(store: Store, venue_id: str, paper_ids: list[str]) -> list[Record]:
@@ -60,7 +60,7 @@ def approvable(store: Store, venue_id: str, paper_ids: list[str]) -> list[Record
     records: list[Record] = []
     for paper_id in dict.fromkeys(paper_ids):  # a ref given twice is approved once
         record = store.load(venue_id, paper_id)
-        if record.current is None:
+        if record.summaries.current is None:
             raise NothingToApprove(
                 f"{venue_id}/{paper_id} has no summary to approve (see: summarizer review show {venue_id}/{paper_id})"
             )
@@ -71,9 +71,9 @@ def approvable(store: Store, venue_id: str, paper_ids: list[str]) -> list[Record
 def approve_records(store: Store, venue_id: str, records: list[Record]) -> Done:
     done = Done()
     for record in records:
-        record.approve()
+        record.summaries.approve()
         store.save(record)
-        done.lines.append(f"approved {venue_id}/{record.id} (version {record.approved_version})")
+        done.lines.append(f"approved {venue_id}/{record.id} (version {record.summaries.approved_version})")
     return done
 
 
@@ -83,7 +83,7 @@ def approve(settings: Settings, store: Store, venue_id: str, paper_ids: list[str
     Every named paper is loaded and checked before any is saved: one bad id approves nothing.
     """
     if paper_ids is None:
-        records = [r for r in store.records(venue_id) if r.needs_review]
+        records = [r for r in store.records(venue_id) if r.summaries.needs_review]
     else:
         records = approvable(store, venue_id, paper_ids)
     done = approve_records(store, venue_id, records)
@@ -103,8 +103,8 @@ def clean_reason(reason: str) -> str:
 def reject(settings: Settings, store: Store, venue_id: str, paper_id: str, *, reason: str) -> Done:
     reason = clean_reason(reason)
     record = store.load(venue_id, paper_id)
-    record.status = "rejected"
-    record.review_note = reason or None
+    record.summaries.status = "rejected"
+    record.summaries.review_note = reason or None
     store.save(record)
     return Done([f"rejected {venue_id}/{paper_id}: it stays off the site and summarize skips it"])
 
@@ -138,7 +138,7 @@ def save_edit(
     found: list[str] | None = None,
 ) -> Done:
     venue_id, paper_id = record.venue, record.id
-    current = record.current
+    current = record.summaries.current
     if current is not None:
         summary = current.summary if summary is None else summary
         tags = current.tags if tags is None else tags
@@ -152,14 +152,15 @@ def save_edit(
     if current is not None and current.same_content(checked.summary, checked.tags, checked.field):
         return Done(["nothing changed"], changed=False)
     warnings = checked.warnings + [w for w in found or [] if w not in checked.warnings]
-    version = record.add_version(checked.summary, checked.tags, checked.field, "human", warnings=warnings)
+    version = record.summaries.add_version(checked.summary, checked.tags, checked.field, "human", warnings=warnings)
     store.save(record)
     done = Done([f"saved {venue_id}/{paper_id} version {version.number} (human)"])
-    if record.status == "approved":
+    if record.summaries.status == "approved":
         done.lines.append(
-            f"version {record.approved_version} stays published until: summarizer review approve {venue_id}/{paper_id}"
+            f"version {record.summaries.approved_version} stays published until: "
+            f"summarizer review approve {venue_id}/{paper_id}"
         )
-    elif record.status == "draft":
+    elif record.summaries.status == "draft":
         done.lines.append(f"to publish it: summarizer review approve {venue_id}/{paper_id}")
     return done
 
@@ -173,7 +174,7 @@ def require_version(
     taken on a page the CLI or another tab has changed since is refused, not applied.
     """
     record = store.load(venue_id, paper_id)
-    now = record.current.number if record.current else None
+    now = record.summaries.current.number if record.summaries.current else None
     if now != expected or (status is not None and status_label(record) != status):
         raise ChangedSince(
             f"{venue_id}/{paper_id} changed since this page was loaded (now version {now}, {status_label(record)}): "
@@ -193,8 +194,8 @@ class ReviewState:
 
     @classmethod
     def of(cls, record: Record) -> ReviewState:
-        current = record.current.number if record.current else None
-        return cls(record.status, record.approved_version, record.review_note, current)
+        current = record.summaries.current.number if record.summaries.current else None
+        return cls(record.summaries.status, record.summaries.approved_version, record.summaries.review_note, current)
 
     @classmethod
     def of_note(cls, record: Record) -> ReviewState:
@@ -213,8 +214,8 @@ def undo_decision(store: Store, venue_id: str, paper_id: str, before: ReviewStat
             f"{venue_id}/{paper_id} changed since it was decided (now version {ReviewState.of(record).version}, "
             f"{status_label(record)}): nothing undone; open it to see the change"
         )
-    record.status = before.status
-    record.approved_version = before.approved_version
-    record.review_note = before.review_note
+    record.summaries.status = before.status
+    record.summaries.approved_version = before.approved_version
+    record.summaries.review_note = before.review_note
     store.save(record)
     return Done([f"undone: {venue_id}/{paper_id} is {status_label(record)} again"])

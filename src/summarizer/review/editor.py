@@ -165,7 +165,7 @@ def edit_in_editor(
     the result under the lock with :func:`save_editor_result`.  Invalid input: see :func:`run_editor`.
     """
     record = store.load(venue_id, paper_id)
-    number = record.current.number if record.current else None
+    number = record.summaries.current.number if record.summaries.current else None
 
     def check(edited: str) -> EditorResult:
         checked = _parse_edited(edited, settings)
@@ -177,7 +177,7 @@ def edit_in_editor(
 
 def _editor_text(settings: Settings, record: Record) -> str:
     """The current summary, tags and field as YAML, under a comment that says what to do."""
-    current = record.current
+    current = record.summaries.current
     body = yaml.safe_dump(
         {
             "summary": current.summary if current else "",
@@ -199,7 +199,7 @@ def save_editor_result(settings: Settings, store: Store, venue_id: str, paper_id
     editor), nothing is saved and the error carries the edited text, so it is not lost.
     """
     record = store.load(venue_id, paper_id)
-    now = record.current.number if record.current else None
+    now = record.summaries.current.number if record.summaries.current else None
     if now != result.base_version:
         kept = yaml.safe_dump(
             {"summary": result.summary, "tags": result.tags, "field": result.field}, allow_unicode=True, width=10_000

@@ -18,7 +18,7 @@ EXPORT_KEYS = (
 
 def export_line(record: Record) -> dict[str, object] | None:
     """The import-format line for a record (its published version, and a pending draft); None without a summary."""
-    version = record.approved or record.current
+    version = record.summaries.approved or record.summaries.current
     if version is None:
         return None
     values: dict[str, object] = {
@@ -28,15 +28,15 @@ def export_line(record: Record) -> dict[str, object] | None:
         "summary": version.summary,
         "tags": version.tags,
         "field": version.field,
-        "status": record.status,
+        "status": record.summaries.status,
         "arxiv_id": record.arxiv_id,
         "url": record.url or record.link,
         "authors": record.authors,
         "abstract": record.abstract,
-        "note": record.review_note,
+        "note": record.summaries.review_note,
     }
     line = {key: values[key] for key in EXPORT_KEYS}
-    pending = record.current if record.has_pending_draft else None
+    pending = record.summaries.current if record.summaries.has_pending_draft else None
     if pending is not None:
         line["pending"] = {"summary": pending.summary, "tags": pending.tags, "field": pending.field}
     if record.source_type:

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from summarizer.core.config import Settings
 from summarizer.core.errors import ImportFileError, ImportProblems, UsageError
 from summarizer.core.fsutil import atomic_create_text
@@ -265,18 +267,18 @@ def _ensure_version(
     raw_tags = raw.get("tags")
     summaries = {summary, raw["summary"]} if isinstance(raw.get("summary"), str) else {summary}
     tag_lists = [tags, raw_tags] if isinstance(raw_tags, list) else [tags]
-    for version in reversed(record.versions):
+    for version in reversed(record.summaries.versions):
         if _same_text(version, summaries, tag_lists, field_id):
             return version, False
     origin: Origin = "import"
-    return record.add_version(summary, tags, field_id, origin, warnings=warnings), True
+    return record.summaries.add_version(summary, tags, field_id, origin, warnings=warnings), True
 
 
-def _set(record: Record, attr: str, value: object, normal: Any) -> None:
-    """Set a metadata field unless the record already holds the same text (cleaned the same way)."""
-    old = getattr(record, attr)
+def _set(model: BaseModel, attr: str, value: object, normal: Any) -> None:
+    """Set a field (of the record, or of its summaries) unless it already holds the same text (cleaned the same way)."""
+    old = getattr(model, attr)
     if old is None or normal(old) != value:
-        setattr(record, attr, value)
+        setattr(model, attr, value)
 
 
 def _apply_import_metadata(record: Record, line: ImportLine) -> None:
@@ -290,7 +292,7 @@ def _apply_import_metadata(record: Record, line: ImportLine) -> None:
     if line.abstract is not None:
         _set(record, "abstract", line.abstract, lambda text: clean_text(text).strip())
     if line.note is not None:
-        _set(record, "review_note", line.note or None, lambda text: clean_text(text).strip() or None)
+        _set(record.summaries, "review_note", line.note or None, lambda text: clean_text(text).strip() or None)
     if record.source_type is None and line.source_type is not None:
         record.source_type, record.source_id, record.tier = line.source_type, line.source_id, line.tier
 
@@ -298,11 +300,11 @@ def _apply_import_metadata(record: Record, line: ImportLine) -> None:
 def _apply_status(record: Record, status: Status, version: Version, added: bool, is_new: bool) -> None:
     """The line's status, on a paper with no approved or human version (any other gets a pending draft)."""
     if status == "approved":
-        record.approve(version.number)
+        record.summaries.approve(version.number)
     elif status == "rejected":
-        record.status = "rejected"
+        record.summaries.status = "rejected"
     elif added or is_new:
-        record.status = "draft"
+        record.summaries.status = "draft"
 
 
 def _import_line(checked: CheckedLine, store: Store, result: ImportResult) -> bool:
@@ -311,7 +313,9 @@ def _import_line(checked: CheckedLine, store: Store, result: ImportResult) -> bo
     paper_id = line.record_id()
     existing = store.get(line.venue, paper_id)
     record = existing or Record(venue=line.venue, id=paper_id, title=line.title)
-    protected = existing is not None and (existing.approved is not None or existing.has_human_version)
+    protected = existing is not None and (
+        existing.summaries.approved is not None or existing.summaries.has_human_version
+    )
     _apply_import_metadata(record, line)
     version, added = _ensure_version(record, (line.summary, line.tags, line.field), checked.raw, checked.warnings)
     if not protected:

@@ -137,7 +137,7 @@ def require_note_version(
 
 def require_approved_summary(record: Record) -> None:
     """A note is reviewed once its paper's summary is approved: its 一句话总结 and header come from that summary."""
-    if record.approved is None:
+    if record.summaries.approved is None:
         raise NothingToApprove(
             f"{record.venue}/{record.id}: its summary is not approved ({status_label(record)}), so its note is not "
             f"reviewed yet; approve the summary first: summarizer review approve {record.venue}/{record.id}"

@@ -78,9 +78,11 @@ def companion_of(
     )
     checked, warnings = _summary(settings, record, file)
     if checked is not None:
-        companion.add_version(checked.summary, checked.tags, checked.field, "import", warnings=checked.warnings)
-        if record.approved is not None:
-            companion.approve()
+        companion.summaries.add_version(
+            checked.summary, checked.tags, checked.field, "import", warnings=checked.warnings
+        )
+        if record.summaries.approved is not None:
+            companion.summaries.approve()
     return companion, warnings
 
 

@@ -78,17 +78,17 @@ def label(emoji: str, name: str) -> str:
 def select(record: Record, *, drafts: bool, tags: TagSettings) -> PageEntry | None:
     """The version a build shows for this record, or None when it stays off the page."""
     if drafts:
-        if record.status == "rejected" or record.current is None:
+        if record.summaries.status == "rejected" or record.summaries.current is None:
             return None
-        version = record.current
-        if record.status == "draft":
+        version = record.summaries.current
+        if record.summaries.status == "draft":
             mark = DRAFT_MARK
-        elif record.has_pending_draft or record.approved is None:
+        elif record.summaries.has_pending_draft or record.summaries.approved is None:
             mark = REVISION_MARK
         else:
             mark = ""
     else:
-        approved = record.approved
+        approved = record.summaries.approved
         if approved is None:
             return None
         version, mark = approved, ""
@@ -115,7 +115,7 @@ def order_entries(entries: list[PageEntry], order: str) -> list[PageEntry]:
     if order == "tier":
         return sorted(entries, key=lambda e: (_tier_rank(e.record.tier), e.sort))
     if order == "import":
-        return sorted(entries, key=lambda e: (e.record.versions[0].created_at, e.record.id))
+        return sorted(entries, key=lambda e: (e.record.summaries.versions[0].created_at, e.record.id))
     return sort_entries(entries)
 
 

@@ -45,7 +45,7 @@ def add_llm_version(
     if duplicates is not None:
         twin = duplicates.check(f"{record.venue}/{record.id}", draft.summary)
         warnings += [twin] if twin else []
-    version = record.add_version(
+    version = record.summaries.add_version(
         draft.summary,
         draft.tags,
         draft.field,

@@ -79,7 +79,7 @@ class NoteTask:
         notes = record.notes
         if notes.status == "rejected" and notes.versions and not force:
             return "note rejected (skipped)"
-        if record.approved is None:
+        if record.summaries.approved is None:
             return "no approved summary yet"
         if not record.fetch.text_path:
             return "abstract only (no note)" if record.fetch.abstract_only else "not fetched"

@@ -102,7 +102,7 @@ def save_regenerated(settings: Settings, store: Store, record: Record, answer: R
     """
     duplicates = DuplicateIndex.of(store.records(record.venue))
     version = add_llm_version(record, answer.draft, feedback=answer.feedback, settings=settings, duplicates=duplicates)
-    return saved_regenerated(store, record, answer, version.number, record)
+    return saved_regenerated(store, record, answer, version.number, record.summaries)
 
 
 def saved_regenerated(

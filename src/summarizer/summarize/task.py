@@ -114,14 +114,14 @@ class SummaryTask:
         return self._kept(record, force) or self._unfetched(record)
 
     def _kept(self, record: Record, force: bool) -> str | None:
-        current = record.current
-        if record.status == "rejected" and not force:
+        current = record.summaries.current
+        if record.summaries.status == "rejected" and not force:
             return "rejected (skipped)"
         if current is None:
             return None
         if not force:
             return "already summarized"
-        if record.status == "approved" or current.origin != "llm":
+        if record.summaries.status == "approved" or current.origin != "llm":
             return "approved or edited (kept)"
         return None
 
@@ -136,7 +136,7 @@ class SummaryTask:
         return None
 
     def messages(self, record: Record, *, feedback: str | None = None) -> Messages:
-        previous = record.current.summary if (feedback and record.current) else None
+        previous = record.summaries.current.summary if (feedback and record.summaries.current) else None
         sections = paper_sections(self.settings, record)
         return self.prompts.messages(self.settings, record, sections, feedback=feedback, previous_summary=previous)
 
@@ -160,14 +160,14 @@ class SummaryTask:
         return {"summary": answer.summary, "tags": answer.tags, "field": answer.field}
 
     def unchanged(self, record: Record, answer: Draft) -> bool:
-        current = record.current
+        current = record.summaries.current
         return current is not None and current.same_content(answer.summary, answer.tags, answer.field)
 
     def apply(self, record: Record, answer: Draft) -> list[str]:
         """The answer as the paper's newest version (unless it holds it already); the counts it goes under."""
         counts: list[str] = []
-        if record.status == "rejected":
-            record.status = "draft"  # --force: the paper goes back to review
+        if record.summaries.status == "rejected":
+            record.summaries.status = "draft"  # --force: the paper goes back to review
             counts.append("back in review (were rejected)")
         if self.unchanged(record, answer):
             record.clear_failure("summarize")  # --force got the same answer: no second, identical version

@@ -41,7 +41,7 @@ def print_note_list(settings: Settings, venue_id: str, records: list[Record], *,
             *_cells(
                 record.id,
                 note_status_label(record),
-                record.status if record.versions else "unsummarized",
+                record.summaries.status if record.summaries.versions else "unsummarized",
                 f"{len(render(settings, record, version)):,}",
                 "; ".join(warnings),
                 version.model or version.origin,
@@ -70,7 +70,9 @@ def print_note(settings: Settings, record: Record) -> None:
     """``review notes show``: the note's page as Markdown, its warnings, the review state, the history."""
     out = console.out
     current = record.notes.current
-    out.print(_text(f"{record.venue}/{record.id} · note {note_status_label(record)} · summary {record.status}"))
+    out.print(
+        _text(f"{record.venue}/{record.id} · note {note_status_label(record)} · summary {record.summaries.status}")
+    )
     if current is None:
         out.print(_text(f"no note yet (write one: summarizer notes {record.venue} {record.id})"))
         return

@@ -21,8 +21,8 @@ def venue_status(
     failed = []
     for record in records:
         usage.add(record.usage)
-        if record.versions:
-            by_status[record.status] += 1
+        if record.summaries.versions:
+            by_status[record.summaries.status] += 1
         if record.notes.versions:
             notes[record.notes.status] += 1
         for stage in ("fetch", "summarize", "notes"):
@@ -33,7 +33,7 @@ def venue_status(
         "venue": venue_id,
         "papers": len(records),
         "fetched": sum(1 for r in records if r.fetch.text_path and not r.fetch.abstract_only),
-        "summarized": sum(1 for r in records if r.versions),
+        "summarized": sum(1 for r in records if r.summaries.versions),
         "by_status": by_status,
         "notes": notes,
         "failed": failed,

@@ -62,7 +62,7 @@ def print_list(
         _print_blocks(listing)
     else:
         _print_table(listing)
-    if status == "draft" and any(r.has_pending_draft for r in records):
+    if status == "draft" and any(r.summaries.has_pending_draft for r in records):
         console.out.print("approved* = approved, with a newer draft waiting for review")
 
 
@@ -144,9 +144,9 @@ def _print_blocks(listing: _Listing) -> None:
 
 def _history_row(version: Version, record: Record) -> list[Text]:
     marks = []
-    if record.approved is not None and version.number == record.approved_version:
+    if record.summaries.approved is not None and version.number == record.summaries.approved_version:
         marks.append("published")
-    if version is record.current:
+    if version is record.summaries.current:
         marks.append("current")
     detail = version.model or ""
     if version.feedback:
@@ -159,7 +159,7 @@ def _history_row(version: Version, record: Record) -> list[Text]:
 def print_paper(settings: Settings, record: Record) -> None:
     """``review show``: title, link, abstract and summary side by side, field, tags, warnings, history."""
     _print_heading(record)
-    current = record.current
+    current = record.summaries.current
     side = Table(show_header=True, expand=True)
     # Folded, never cut with an ellipsis: a reviewer sees every character they approve.
     side.add_column("abstract", ratio=1, overflow="fold")
@@ -173,7 +173,7 @@ def print_paper(settings: Settings, record: Record) -> None:
     history = Table(title="history")
     for column in ("#", "origin", "created", "", "model / feedback", "text"):
         history.add_column(column, overflow="fold")
-    for version in record.versions:
+    for version in record.summaries.versions:
         history.add_row(*_history_row(version, record))
     console.out.print(history)
 
@@ -199,8 +199,8 @@ def _print_field_and_warnings(settings: Settings, record: Record, current: Versi
 def _print_review_state(record: Record) -> None:
     """The reviewer's note, the failures with the model's last output, the abstract-only mark."""
     out = console.out
-    if record.review_note:
-        out.print(_text(f"reviewer's note: {record.review_note}"))
+    if record.summaries.review_note:
+        out.print(_text(f"reviewer's note: {record.summaries.review_note}"))
     for failure in record.failures.values():
         out.print(_text(f"failed at {failure.stage}: {failure.reason}", style="red"))
         if failure.raw_output:

@@ -34,7 +34,7 @@ def waiting_drafts(settings: Settings, records: list[Record]) -> list[tuple[str,
     twins = venue_duplicates(records)
     out = []
     for record in records:
-        if record.needs_review:
+        if record.summaries.needs_review:
             ref = f"{record.venue}/{record.id}"
             out.append((ref, shown_warnings(record, current_warnings(settings, record), twins.get(ref))))
     return out
@@ -138,7 +138,7 @@ def closing_note(settings: Settings, store: Store, site_root: Path, papers: list
     records = [r for venue in settings.venues for r in store.records(venue.id)]
     waiting = waiting_drafts(settings, records)
     notes_waiting = waiting_notes(settings, records)
-    published = [r for r in records if r.approved is not None]
+    published = [r for r in records if r.summaries.approved is not None]
     with_notes = sum(1 for r in published if r.notes.approved is not None)
     folder = os.path.relpath(settings.config_file.parent)
     out.print()

@@ -83,7 +83,7 @@ def prepare_folder(folder: Path) -> Path:
 
 def _versions(store: Store, venue_id: str) -> dict[str, int | None]:
     """Each paper's newest version number now (None: no summary), to tell what this run writes."""
-    return {r.id: (r.current.number if r.current else None) for r in store.records(venue_id)}
+    return {r.id: (r.summaries.current.number if r.summaries.current else None) for r in store.records(venue_id)}
 
 
 def _approve_what_it_wrote(
@@ -94,10 +94,10 @@ def _approve_what_it_wrote(
     written = [
         r.id
         for r in store.records(venue_id)
-        if r.current is not None
-        and r.current.origin == "llm"
-        and r.status == "draft"
-        and before.get(r.id) != r.current.number
+        if r.summaries.current is not None
+        and r.summaries.current.origin == "llm"
+        and r.summaries.status == "draft"
+        and before.get(r.id) != r.summaries.current.number
         and f"{venue_id}/{r.id}" not in left
     ]
     if written:

@@ -59,7 +59,7 @@ class SummaryViews(KindViews):
         return warning_choices()
 
     def versions(self, record: Record) -> list[Version]:
-        return record.versions
+        return record.summaries.versions
 
     def sections(self, record: Record) -> list[Any]:
         return paper_sections(self.settings, record)
@@ -68,7 +68,7 @@ class SummaryViews(KindViews):
         return word_diff(older.summary, newer.summary)
 
     def own_context(self, record: Record, row: Row | None) -> dict[str, Any]:
-        current = record.current
+        current = record.summaries.current
         warnings = row.warnings if row else []
         return {
             "summary_parts": mark_flagged(current.summary, flagged_tokens(warnings)) if current else [],

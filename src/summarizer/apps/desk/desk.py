@@ -191,7 +191,7 @@ class Desk:
             feedback,
             as_seen=lambda: review.require_version(self.store, venue_id, paper, seen.version, status=seen.status),
         )
-        now = record.current
+        now = record.summaries.current
         return f"{venue_id}/{paper}: version {now.number if now else '?'} written, waiting for review"
 
     def regenerate_unlocked(
@@ -220,9 +220,9 @@ class Desk:
             check_human_summary(summary, tags, field, self.settings)
         except TextRejected as exc:
             raise Problems(exc.problems) from None
-        before = self.store.load(venue_id, paper).current
+        before = self.store.load(venue_id, paper).summaries.current
         review.edit(self.settings, self.store, venue_id, paper, summary=summary, tags=tags, field=field)
-        after = self.store.load(venue_id, paper).current
+        after = self.store.load(venue_id, paper).summaries.current
         if before is not None and after is not None and after.number == before.number:
             return "nothing changed"
         return f"saved {venue_id}/{paper} version {after.number if after else '?'} (human), waiting for review"

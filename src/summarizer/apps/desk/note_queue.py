@@ -58,7 +58,7 @@ class NoteWarningCache:
         current = record.notes.current
         if current is None:
             return []
-        key = (f"{record.venue}/{record.id}", current.number, record.approved_version)
+        key = (f"{record.venue}/{record.id}", current.number, record.summaries.approved_version)
         with self._lock:
             cached = self._found.get(key)
         if cached is None:
@@ -70,7 +70,7 @@ class NoteWarningCache:
 
 def has_note_to_review(record: Record) -> bool:
     """A note, on a paper whose summary is approved."""
-    return record.notes.current is not None and record.approved is not None
+    return record.notes.current is not None and record.summaries.approved is not None
 
 
 def load_note_rows(store: Store, venue_ids: list[str], cache: NoteWarningCache) -> list[Row]:

@@ -51,12 +51,12 @@ class Row:
 
     @property
     def version(self) -> int | None:
-        return self.record.current.number if self.record.current else None
+        return self.record.summaries.current.number if self.record.summaries.current else None
 
     @property
     def start(self) -> str:
         """The start of the current summary (its first START_CHARS characters)."""
-        summary = self.record.current.summary if self.record.current else ""
+        summary = self.record.summaries.current.summary if self.record.summaries.current else ""
         return summary if len(summary) <= START_CHARS else summary[:START_CHARS].rstrip() + "…"
 
 
@@ -86,7 +86,7 @@ class Filters:
         return urlencode(pairs)
 
     def keep(self, row: Row) -> bool:
-        current = row.record.current
+        current = row.record.summaries.current
         if self.venue and row.record.venue != self.venue:
             return False
         if self.field and (current is None or current.field != self.field):
@@ -118,7 +118,7 @@ class WarningCache:
 
     def paper(self, record: Record) -> list[str]:
         """The current version's warnings, as `review list` finds them (``flags.current_warnings``)."""
-        current = record.current
+        current = record.summaries.current
         if current is None:
             return []
         key = (f"{record.venue}/{record.id}", current.number)
@@ -133,7 +133,9 @@ class WarningCache:
     def duplicates(self, records: list[Record]) -> dict[str, str]:
         """Near-duplicates within each venue, found anew when any summary or status changed."""
         key = frozenset(
-            (f"{r.venue}/{r.id}", r.current.summary) for r in records if r.current and r.status != "rejected"
+            (f"{r.venue}/{r.id}", r.summaries.current.summary)
+            for r in records
+            if r.summaries.current and r.summaries.status != "rejected"
         )
         with self._lock:
             if self._duplicates is not None and self._duplicates[0] == key:
@@ -150,7 +152,10 @@ def load_rows(settings: Settings, store: Store, venue_ids: list[str], cache: War
     Records unchanged on disk since the last listing are not read again (``cache.parsed``).
     """
     records = [
-        r for venue_id in venue_ids for r in store.records(venue_id, parsed=cache.parsed) if r.current is not None
+        r
+        for venue_id in venue_ids
+        for r in store.records(venue_id, parsed=cache.parsed)
+        if r.summaries.current is not None
     ]
     duplicates = cache.duplicates(records)
     rows = []

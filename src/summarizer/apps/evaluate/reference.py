@@ -192,9 +192,9 @@ class Matched:
 
 def scored_version(record: Record) -> Version | None:
     """What an evaluation scores of a paper: its approved version, else its newest draft (a rejected paper: none)."""
-    if record.approved is not None:
-        return record.approved
-    return record.current if record.status == "draft" else None
+    if record.summaries.approved is not None:
+        return record.summaries.approved
+    return record.summaries.current if record.summaries.status == "draft" else None
 
 
 class _Index:
