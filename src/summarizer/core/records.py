@@ -96,6 +96,7 @@ class Reviewed(Generic[V]):
         versions: list[V]
         status: Status
         approved_version: int | None
+        review_note: str | None
 
     @property
     def current(self) -> V | None:

@@ -40,8 +40,7 @@ from summarizer.core.errors import SummarizerError, UsageError
 from summarizer.core.report import plural
 from summarizer.core.store import Store
 from summarizer.pipeline import VenueRun, build_preview
-from summarizer.review.actions import approve
-from summarizer.review.note_actions import approve_notes
+from summarizer.review.reviewing import NOTE, SUMMARY, ReviewedKind, approve
 
 from .closing import closing_note
 from .stand_ins import DEMO_SETTING, REPLAY_LATENCY_S, demo_papers, stand_ins
@@ -81,48 +80,27 @@ def prepare_folder(folder: Path) -> Path:
     return folder
 
 
-def _versions(store: Store, venue_id: str) -> dict[str, int | None]:
-    """Each paper's newest version number now (None: no summary), to tell what this run writes."""
-    return {r.id: (r.summaries.current.number if r.summaries.current else None) for r in store.records(venue_id)}
+def _newest(store: Store, venue_id: str, kind: ReviewedKind) -> dict[str, int | None]:
+    """Each paper's newest version of ``kind`` now (None: none), to tell what this run writes."""
+    newest = {r.id: kind.of(r).current for r in store.records(venue_id)}
+    return {paper_id: (version.number if version else None) for paper_id, version in newest.items()}
 
 
 def _approve_what_it_wrote(
-    settings: Settings, store: Store, venue_id: str, before: dict[str, int | None], left: set[str]
+    store: Store, venue_id: str, kind: ReviewedKind, before: dict[str, int | None], left: set[str]
 ) -> int:
-    """Approve the drafts this run wrote, but those ``left`` for the editor: never a draft it did not write
-    (an editor's edit, a regenerated version, an import, a draft of an earlier run)."""
-    written = [
-        r.id
-        for r in store.records(venue_id)
-        if r.summaries.current is not None
-        and r.summaries.current.origin == "llm"
-        and r.summaries.status == "draft"
-        and before.get(r.id) != r.summaries.current.number
-        and f"{venue_id}/{r.id}" not in left
-    ]
+    """Approve the drafts of ``kind`` this run wrote, but those ``left`` for the editor: never a draft it did not
+    write (an editor's edit, a regenerated version, an import, a draft of an earlier run)."""
+    written = []
+    for record in store.records(venue_id):
+        reviewed = kind.of(record)
+        current = reviewed.current
+        if current is None or current.origin != "llm" or reviewed.status != "draft":
+            continue
+        if before.get(record.id) != current.number and f"{venue_id}/{record.id}" not in left:
+            written.append(record)
     if written:
-        approve(settings, store, venue_id, written)
-    return len(written)
-
-
-def _note_versions(store: Store, venue_id: str) -> dict[str, int | None]:
-    """Each paper's newest note version now (None: no note), to tell what this run writes."""
-    return {r.id: (r.notes.current.number if r.notes.current else None) for r in store.records(venue_id)}
-
-
-def _approve_notes_it_wrote(store: Store, venue_id: str, before: dict[str, int | None], left: set[str]) -> int:
-    """Approve the notes this run wrote, but those ``left`` for the editor (never a note it did not write)."""
-    written = [
-        r
-        for r in store.records(venue_id)
-        if r.notes.current is not None
-        and r.notes.current.origin == "llm"
-        and r.notes.status == "draft"
-        and before.get(r.id) != r.notes.current.number
-        and f"{venue_id}/{r.id}" not in left
-    ]
-    if written:
-        approve_notes(store, venue_id, written)
+        approve(store, venue_id, written, kind)
     return len(written)
 
 
@@ -131,12 +109,12 @@ def _run_venue(
 ) -> tuple[int, int]:
     """The venue through the pipeline: its new drafts approved (but ``left``) before its notes are written,
     and those approved in turn (but ``notes_left``); (summaries approved, notes approved)."""
-    before, notes_before = _versions(store, run.venue_id), _note_versions(store, run.venue_id)
+    before, notes_before = _newest(store, run.venue_id, SUMMARY), _newest(store, run.venue_id, NOTE)
     counts: list[int] = []
     run.run(
         with_notes=True,
-        after_summaries=lambda: counts.append(_approve_what_it_wrote(settings, store, run.venue_id, before, left)),
-        after_notes=lambda: counts.append(_approve_notes_it_wrote(store, run.venue_id, notes_before, notes_left)),
+        after_summaries=lambda: counts.append(_approve_what_it_wrote(store, run.venue_id, SUMMARY, before, left)),
+        after_notes=lambda: counts.append(_approve_what_it_wrote(store, run.venue_id, NOTE, notes_before, notes_left)),
     )
     return counts[0], counts[1]
 
