@@ -26,7 +26,7 @@ from .chat_request import AnswerSpec, Messages
 from .note_answer import CheckedNote, check_note, parse_note
 from .note_schema import NOTE_SCHEMA_VERSION, SCHEMA_NAME, response_schema, schema_note
 from .prompts import SECTION_NAMES, Prompts, paper_text
-from .task import cache_key
+from .task import apply_answer, cache_key
 
 
 @dataclass
@@ -134,16 +134,13 @@ class NoteTask:
 
     def apply(self, record: Record, answer: NoteDraft) -> list[str]:
         """The note as the paper's newest note version (unless it holds it already); the counts it goes under."""
-        counts: list[str] = []
-        if record.notes.status == "rejected":
-            record.notes.status = "draft"  # --force: the note goes back to review
-            counts.append("back in review (were rejected)")
-        if self.unchanged(record, answer):
-            record.clear_failure("notes")
-            counts.append("unchanged")
-        else:
-            add_note_version(self.settings, record, answer)
-        return counts
+        return apply_answer(
+            record,
+            record.notes,
+            "notes",
+            unchanged=self.unchanged(record, answer),
+            add=lambda: add_note_version(self.settings, record, answer),
+        )
 
 
 def add_note_version(

@@ -10,6 +10,7 @@ checked answer becomes the paper's newest version (``apply``).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from summarizer.core.config import Settings
@@ -17,7 +18,7 @@ from summarizer.core.errors import NoInput
 from summarizer.core.flags import DuplicateIndex
 from summarizer.core.fsutil import sha256_text
 from summarizer.core.paper_text import paper_sections
-from summarizer.core.records import Record, Stage
+from summarizer.core.records import Record, Reviewed, Stage
 
 from .answer import RESPONSE_SCHEMA_VERSION, answer_spec
 from .chat_request import AnswerSpec, Messages
@@ -165,13 +166,27 @@ class SummaryTask:
 
     def apply(self, record: Record, answer: Draft) -> list[str]:
         """The answer as the paper's newest version (unless it holds it already); the counts it goes under."""
-        counts: list[str] = []
-        if record.summaries.status == "rejected":
-            record.summaries.status = "draft"  # --force: the paper goes back to review
-            counts.append("back in review (were rejected)")
-        if self.unchanged(record, answer):
-            record.clear_failure("summarize")  # --force got the same answer: no second, identical version
-            counts.append("unchanged")
-        else:
-            add_llm_version(record, answer, settings=self.settings, duplicates=self.duplicates)
-        return counts
+        return apply_answer(
+            record,
+            record.summaries,
+            "summarize",
+            unchanged=self.unchanged(record, answer),
+            add=lambda: add_llm_version(record, answer, settings=self.settings, duplicates=self.duplicates),
+        )
+
+
+def apply_answer(
+    record: Record, reviewed: Reviewed[Any], stage: Stage, *, unchanged: bool, add: Callable[[], object]
+) -> list[str]:
+    """An answer as the newest version of its kind (``add`` it, unless the record holds it already); the counts
+    it goes under.  A rejected one goes back to review (``--force`` asked for it again)."""
+    counts: list[str] = []
+    if reviewed.status == "rejected":
+        reviewed.status = "draft"
+        counts.append("back in review (were rejected)")
+    if unchanged:
+        record.clear_failure(stage)  # --force got the same answer: no second, identical version
+        counts.append("unchanged")
+    else:
+        add()
+    return counts

@@ -13,11 +13,11 @@ from summarizer.core.config import Settings
 from summarizer.core.errors import clip
 from summarizer.core.note_flags import current_note_warnings
 from summarizer.core.note_markdown import render
-from summarizer.core.records import NoteVersion, Record
+from summarizer.core.records import Record
 from summarizer.core.sanitize import terminal_safe
 from summarizer.review.note_actions import listed_note, note_status_label
 
-from .views import _age, _cells, _text
+from .views import _age, _cells, _text, history_row
 
 if TYPE_CHECKING:
     from summarizer.summarize.dry_run import DryRun
@@ -53,19 +53,6 @@ def print_note_list(settings: Settings, venue_id: str, records: list[Record], *,
         console.out.print("approved* = note approved, with a newer draft waiting for review")
 
 
-def _history_row(version: NoteVersion, record: Record) -> list[Text]:
-    marks = []
-    if record.notes.approved is not None and version.number == record.notes.approved_version:
-        marks.append("published")
-    if version is record.notes.current:
-        marks.append("current")
-    detail = version.model or ""
-    if version.feedback:
-        detail += f" 审稿意见：{version.feedback}"
-    chars = f"{len(version.markdown):,} chars"
-    return _cells(str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), chars)
-
-
 def print_note(settings: Settings, record: Record) -> None:
     """``review notes show``: the note's page as Markdown, its warnings, the review state, the history."""
     out = console.out
@@ -92,7 +79,7 @@ def print_note(settings: Settings, record: Record) -> None:
     for column in ("#", "origin", "created", "", "model / feedback", "length"):
         history.add_column(column, overflow="fold")
     for version in record.notes.versions:
-        history.add_row(*_history_row(version, record))
+        history.add_row(*history_row(version, record.notes, f"{len(version.markdown):,} chars"))
     out.print(history)
 
 

@@ -18,7 +18,7 @@ import summarizer.apps.cli.console as console
 from summarizer.core.config import Settings
 from summarizer.core.errors import clip
 from summarizer.core.flags import current_warnings, shown_warnings, venue_duplicates
-from summarizer.core.records import Record, Version
+from summarizer.core.records import Record, Reviewed, Version
 from summarizer.core.report import plural
 from summarizer.core.sanitize import terminal_safe
 from summarizer.review.actions import listed_version, matches_status, status_label
@@ -142,18 +142,17 @@ def _print_blocks(listing: _Listing) -> None:
             _wrapped(f"warning: {warning}", "yellow")
 
 
-def _history_row(version: Version, record: Record) -> list[Text]:
+def history_row(version: Any, reviewed: Reviewed[Any], text: str) -> list[Text]:
+    """One version in a history table (a summary's or a note's): number, origin, age, marks, model and feedback."""
     marks = []
-    if record.summaries.approved is not None and version.number == record.summaries.approved_version:
+    if reviewed.approved is not None and version.number == reviewed.approved_version:
         marks.append("published")
-    if version is record.summaries.current:
+    if version is reviewed.current:
         marks.append("current")
     detail = version.model or ""
     if version.feedback:
         detail += f" 审稿意见：{version.feedback}"
-    return _cells(
-        str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), version.summary
-    )
+    return _cells(str(version.number), version.origin, version.created_at, ", ".join(marks), detail.strip(), text)
 
 
 def print_paper(settings: Settings, record: Record) -> None:
@@ -174,7 +173,7 @@ def print_paper(settings: Settings, record: Record) -> None:
     for column in ("#", "origin", "created", "", "model / feedback", "text"):
         history.add_column(column, overflow="fold")
     for version in record.summaries.versions:
-        history.add_row(*_history_row(version, record))
+        history.add_row(*history_row(version, record.summaries, version.summary))
     console.out.print(history)
 
 
