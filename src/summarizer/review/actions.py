@@ -13,7 +13,7 @@ import re
 
 from summarizer.core.config import Settings
 from summarizer.core.errors import TextRejected, UsageError
-from summarizer.core.records import Record, Version
+from summarizer.core.records import Record
 from summarizer.core.report import Done
 from summarizer.core.rules import check_human_summary
 from summarizer.core.store import Store
@@ -26,22 +26,6 @@ TAG_SEPARATORS = re.compile(r"[,，、]")
 
 def status_label(record: Record) -> str:
     return reviewing.status_label(record, SUMMARY)
-
-
-def matches_status(record: Record, status: str | None) -> bool:
-    """Whether ``review list --status STATUS`` lists the paper (draft = waiting for review)."""
-    return reviewing.matches_status(record, status, SUMMARY)
-
-
-def listed(store: Store, venue_id: str, *, status: str | None) -> list[Record]:
-    """The venue's papers for ``review list`` (under ``status``: draft = waiting for review)."""
-    return reviewing.listed(store, venue_id, status, SUMMARY)
-
-
-def listed_version(record: Record, status: str | None) -> Version | None:
-    """Under --status approved the published version, else the newest (what a reviewer acts on)."""
-    version: Version | None = reviewing.listed_version(record, status, SUMMARY)
-    return version
 
 
 def approvable(store: Store, venue_id: str, paper_ids: list[str]) -> list[Record]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from summarizer.core.errors import NothingToApprove, TextRejected, UsageError
 from summarizer.core.note_rules import check_human_note
-from summarizer.core.records import NoteVersion, Record
+from summarizer.core.records import Record
 from summarizer.core.report import Done
 from summarizer.core.store import Store
 
@@ -22,17 +22,6 @@ from .reviewing import NOTE, ReviewState
 
 def note_status_label(record: Record) -> str:
     return reviewing.status_label(record, NOTE)
-
-
-def listed_notes(store: Store, venue_id: str, *, status: str | None) -> list[Record]:
-    """The venue's papers that have a note (under ``status``: draft = a note waiting for review)."""
-    return reviewing.listed(store, venue_id, status, NOTE)
-
-
-def listed_note(record: Record, status: str | None) -> NoteVersion | None:
-    """Under --status approved the published note, else the newest (what a reviewer acts on)."""
-    version: NoteVersion | None = reviewing.listed_version(record, status, NOTE)
-    return version
 
 
 def approvable_notes(store: Store, venue_id: str, paper_ids: list[str]) -> list[Record]:

@@ -15,12 +15,10 @@ from summarizer.core.errors import UsageError
 
 if TYPE_CHECKING:
     from summarizer.core.records import Record
-    from summarizer.core.report import Done
-    from summarizer.core.store import Store
 
 from .context import Context, finish, pass_ctx, split_ref, tell
 from .options import asking_options
-from .reviewing import ApproveSteps, KindCommands, add_review_commands, edit_in_editor, run_editor
+from .reviewing import KindCommands, add_review_commands, edit_in_editor, run_editor
 
 
 def check_batch_flags(batch: bool, no_wait: bool, dry_run: bool = False) -> None:
@@ -84,12 +82,16 @@ def review_notes() -> None:
 @pass_ctx
 def notes_list(c: Context, venue_id: str, status: str | None) -> None:
     """A table of the venue's notes: note status, summary status, length, warnings, model, age."""
-    from summarizer.review.note_actions import listed_notes  # start-up: see the module doc
+    from summarizer.review.reviewing import NOTE, listed  # start-up: see the module doc
 
     from .note_views import print_note_list  # start-up: see the module doc
 
     c.settings.venue(venue_id)
-    print_note_list(c.settings, venue_id, listed_notes(c.store, venue_id, status=status), status=status)
+    print_note_list(c.settings, venue_id, listed(c.store, venue_id, status, NOTE), status=status)
+
+
+APPROVE_NOTES_HELP = "Approve notes for publishing (every named note is checked before any is saved)."
+REJECT_NOTE_HELP = "Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched)."
 
 
 def _print_note(c: Context, record: Record) -> None:
@@ -99,21 +101,7 @@ def _print_note(c: Context, record: Record) -> None:
     print_note(c.settings, record)
 
 
-def _note_approval(c: Context) -> ApproveSteps:
-    """Approve notes for publishing (every named note is checked before any is saved)."""
-    from summarizer.review.note_actions import approvable_notes, approve_notes  # start-up: see the module doc
-
-    return ApproveSteps(lambda store, venue_id: approve_notes(store, venue_id, None), approvable_notes, approve_notes)
-
-
-def _reject_note(c: Context, store: Store, venue_id: str, paper: str, reason: str) -> Done:
-    """Reject a paper's note: it stays off the site and `notes` skips it (the summary is not touched)."""
-    from summarizer.review.note_actions import reject_note  # start-up: see the module doc
-
-    return reject_note(store, venue_id, paper, reason=reason)
-
-
-add_review_commands(review_notes, KindCommands("note", _print_note, _note_approval, _reject_note))
+add_review_commands(review_notes, KindCommands("note", "note", _print_note, APPROVE_NOTES_HELP, REJECT_NOTE_HELP))
 
 
 @review_notes.command("edit")

@@ -13,9 +13,10 @@ from summarizer.core.config import Settings
 from summarizer.core.errors import clip
 from summarizer.core.note_flags import current_note_warnings
 from summarizer.core.note_markdown import render
-from summarizer.core.records import Record
+from summarizer.core.records import NoteVersion, Record
 from summarizer.core.sanitize import terminal_safe
-from summarizer.review.note_actions import listed_note, note_status_label
+from summarizer.review.note_actions import note_status_label
+from summarizer.review.reviewing import NOTE, listed_version
 
 from .views import _age, _cells, _text, history_row
 
@@ -33,7 +34,7 @@ def print_note_list(settings: Settings, venue_id: str, records: list[Record], *,
     for column in ("summary", "chars", "warnings", "model", "age"):
         table.add_column(column, overflow="fold")
     for record in records:
-        version = listed_note(record, status)
+        version: NoteVersion | None = listed_version(record, status, NOTE)
         if version is None:
             continue
         warnings = current_note_warnings(settings, record, version)

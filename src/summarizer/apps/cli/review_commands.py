@@ -12,12 +12,10 @@ import click
 
 if TYPE_CHECKING:
     from summarizer.core.records import Record
-    from summarizer.core.report import Done
-    from summarizer.core.store import Store
 
 from .context import Context, pass_ctx, split_ref, tell
 from .note_commands import review_notes
-from .reviewing import ApproveSteps, KindCommands, add_review_commands, edit_in_editor, run_editor
+from .reviewing import KindCommands, add_review_commands, edit_in_editor, run_editor
 
 
 @click.group()
@@ -41,6 +39,9 @@ def review_list(c: Context, venue_id: str, status: str | None, full: bool) -> No
     print_list(c.settings, venue_id, c.store.records(venue_id), status=status, full=full)
 
 
+REJECT_SUMMARY_HELP = "Reject a paper: it is left off the site and skipped by summarize."
+
+
 def _print_paper(c: Context, record: Record) -> None:
     """Title, link, abstract and summary side by side, tags, field and history."""
     from .views import print_paper  # start-up: see the module doc
@@ -48,21 +49,10 @@ def _print_paper(c: Context, record: Record) -> None:
     print_paper(c.settings, record)
 
 
-def _summary_approval(c: Context) -> ApproveSteps:
-    """Approve summaries for publishing."""
-    from summarizer.review.actions import approvable, approve, approve_records  # start-up: see the module doc
-
-    return ApproveSteps(lambda store, venue_id: approve(c.settings, store, venue_id, None), approvable, approve_records)
-
-
-def _reject_summary(c: Context, store: Store, venue_id: str, paper: str, reason: str) -> Done:
-    """Reject a paper: it is left off the site and skipped by summarize."""
-    from summarizer.review.actions import reject  # start-up: see the module doc
-
-    return reject(c.settings, store, venue_id, paper, reason=reason)
-
-
-add_review_commands(review, KindCommands("record", _print_paper, _summary_approval, _reject_summary))
+add_review_commands(
+    review,
+    KindCommands("summary", "record", _print_paper, "Approve summaries for publishing.", REJECT_SUMMARY_HELP),
+)
 
 
 @review.command("edit")

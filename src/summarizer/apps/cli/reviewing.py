@@ -19,20 +19,26 @@ if TYPE_CHECKING:
     from summarizer.core.records import Record
     from summarizer.core.report import Done
     from summarizer.core.store import Store
+    from summarizer.review.reviewing import ReviewedKind
 
 
 @dataclass(frozen=True)
 class KindCommands:
-    """What ``show``, ``approve`` and ``reject`` need of one kind of reviewed text (summaries, notes).
+    """What ``show``, ``approve`` and ``reject`` need of one kind of reviewed text besides its review
+    (``review.reviewing``'s kind of that ``noun``): its wording, and what prints one record (its docstring is
+    ``show``'s help)."""
 
-    Each callable's docstring is its command's help; it imports the stage when the command runs, so ``--help``
-    stays quick.
-    """
-
+    noun: str  # "summary", "note"
     kept_with: str  # what a rejection's reason is kept with: "record", "note"
     show: Callable[[Context, Record], None]
-    approve_steps: Callable[[Context], ApproveSteps]
-    reject: Callable[[Context, Store, str, str, str], Done]  # (c, store, venue, paper, reason)
+    approve_help: str
+    reject_help: str
+
+
+def _kind(noun: str) -> ReviewedKind:
+    from summarizer.review.reviewing import NOTE, SUMMARY  # start-up: see the module doc
+
+    return {"summary": SUMMARY, "note": NOTE}[noun]
 
 
 def add_review_commands(group: click.Group, kind: KindCommands) -> None:
@@ -47,49 +53,37 @@ def add_review_commands(group: click.Group, kind: KindCommands) -> None:
         c.settings.venue(venue_id)
         kind.show(c, c.store.load(venue_id, paper))
 
-    @group.command("approve", help=kind.approve_steps.__doc__)
+    @group.command("approve", help=kind.approve_help)
     @click.argument("refs", nargs=-1, required=True, metavar="VENUE/ID... | VENUE --all")
     @click.option("--all", "approve_all", is_flag=True, help="Approve everything of VENUE that waits for review.")
     @pass_ctx
     def approve_command(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
-        approve_refs(c, refs, approve_all, command=command, steps=kind.approve_steps(c))
+        approve_refs(c, refs, approve_all, command=command, kind=_kind(kind.noun))
 
-    @group.command("reject", help=kind.reject.__doc__)
+    @group.command("reject", help=kind.reject_help)
     @click.argument("ref", metavar="VENUE/ID")
     @click.option(  # --note is the reason's earlier name, kept as an alias
         "--reason", "--note", "reason", required=True, help=f"Why: kept with the {kind.kept_with} for the next editor."
     )
     @pass_ctx
     def reject_command(c: Context, ref: str, reason: str) -> None:
+        from summarizer.review.reviewing import reject  # start-up: see the module doc
+
         venue_id, paper = split_ref(ref)
         with c.locked(venue_id) as store:
-            tell(kind.reject(c, store, venue_id, paper, reason).lines)
+            tell(reject(store, venue_id, paper, reason, _kind(kind.noun)).lines)
 
 
-@dataclass(frozen=True)
-class ApproveSteps:
-    """How one kind approves: everything of a venue that waits / the named papers checked / those approved."""
-
-    approve_venue: Callable[[Store, str], Done]
-    approvable: Callable[[Store, str, list[str]], list[Record]]
-    approve_records: Callable[[Store, str, list[Record]], Done]
-
-
-def approve_refs(
-    c: Context,
-    refs: tuple[str, ...],
-    approve_all: bool,
-    *,
-    command: str,
-    steps: ApproveSteps,
-) -> None:
+def approve_refs(c: Context, refs: tuple[str, ...], approve_all: bool, *, command: str, kind: ReviewedKind) -> None:
     """``VENUE --all``: everything of the venue that waits; else the named ``VENUE/ID``s, every venue locked and
     every ref checked before anything is saved (one bad ref approves nothing)."""
+    from summarizer.review.reviewing import approvable, approve  # start-up: see the module doc
+
     if approve_all:
         if len(refs) != 1 or "/" in refs[0]:
             raise UsageError(f"with --all give one VENUE: summarizer {command} ICML2026 --all")
         with c.locked(refs[0]) as store:
-            tell(steps.approve_venue(store, refs[0]).lines)
+            tell(approve(store, refs[0], None, kind).lines)
         return
     by_venue: dict[str, list[str]] = {}
     for ref in refs:
@@ -100,14 +94,9 @@ def approve_refs(
         venue_id, paper = split_ref(ref)
         by_venue.setdefault(venue_id, []).append(paper)
     with c.locked_venues(by_venue) as store:
-        checked = {venue_id: steps.approvable(store, venue_id, papers) for venue_id, papers in by_venue.items()}
-        tell(
-            [
-                line
-                for venue_id, records in checked.items()
-                for line in steps.approve_records(store, venue_id, records).lines
-            ]
-        )
+        checked = {venue_id: approvable(store, venue_id, papers, kind) for venue_id, papers in by_venue.items()}
+        done = [approve(store, venue_id, records, kind) for venue_id, records in checked.items()]
+    tell([line for each in done for line in each.lines])
 
 
 def edit_in_editor(

@@ -21,7 +21,8 @@ from summarizer.core.flags import current_warnings, shown_warnings, venue_duplic
 from summarizer.core.records import Record, Reviewed, Version
 from summarizer.core.report import plural
 from summarizer.core.sanitize import terminal_safe
-from summarizer.review.actions import listed_version, matches_status, status_label
+from summarizer.review.actions import status_label
+from summarizer.review.reviewing import SUMMARY, listed_version, matches_status
 
 
 def _age(created_at: str, now: datetime) -> str:
@@ -56,7 +57,7 @@ def print_list(
     """
     now = datetime.now(UTC)
     twins = venue_duplicates(venue_records)
-    records = [r for r in venue_records if matches_status(r, status)]
+    records = [r for r in venue_records if matches_status(r, status, SUMMARY)]
     listing = _Listing(settings, venue_id, records, twins, status, now)
     if full:
         _print_blocks(listing)
@@ -94,7 +95,7 @@ def _print_table(listing: _Listing) -> None:
     for column in ("field", "tags", "chars", "warnings", "model", "age"):
         table.add_column(column, overflow="fold")
     for record in listing.records:
-        current = listed_version(record, status)
+        current: Version | None = listed_version(record, status, SUMMARY)
         if current is None:
             failure = "; ".join(f.reason for f in record.failures.values())
             table.add_row(*_cells(record.id, status_label(record), "", "", "", failure, "", ""))
@@ -126,7 +127,7 @@ def _print_blocks(listing: _Listing) -> None:
     status, now = listing.status, listing.now
     console.out.print(Text(listing.title))
     for record in listing.records:
-        current = listed_version(record, status)
+        current: Version | None = listed_version(record, status, SUMMARY)
         console.out.print()
         if current is None:
             _wrapped(f"{record.id} · {status_label(record)}", "bold", indent=0)
