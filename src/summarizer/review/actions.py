@@ -95,15 +95,7 @@ def save_edit(
     warnings = checked.warnings + [w for w in found or [] if w not in checked.warnings]
     version = record.summaries.add_version(checked.summary, checked.tags, checked.field, "human", warnings=warnings)
     store.save(record)
-    done = Done([f"saved {venue_id}/{paper_id} version {version.number} (human)"])
-    if record.summaries.status == "approved":
-        done.lines.append(
-            f"version {record.summaries.approved_version} stays published until: "
-            f"summarizer review approve {venue_id}/{paper_id}"
-        )
-    elif record.summaries.status == "draft":
-        done.lines.append(f"to publish it: summarizer review approve {venue_id}/{paper_id}")
-    return done
+    return reviewing.saved_by_hand(record, version.number, SUMMARY)
 
 
 def require_version(

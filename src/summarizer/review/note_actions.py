@@ -46,7 +46,6 @@ def save_note_edit(store: Store, record: Record, markdown: str, *, found: list[s
     refuses it (``UsageError`` naming every problem); everything else is a warning kept with it.  An
     imported note's own header and math style stay with the edit of it.
     """
-    venue_id, paper_id = record.venue, record.id
     base = record.notes.current
     header = base.header if base is not None else None
     try:
@@ -59,15 +58,7 @@ def save_note_edit(store: Store, record: Record, markdown: str, *, found: list[s
     warnings = checked.warnings + [w for w in found or [] if w not in checked.warnings]
     version = record.notes.add_version(checked.markdown, "human", header=header, math=math, warnings=warnings)
     store.save(record)
-    ref = f"{venue_id}/{paper_id}"
-    done = Done([f"saved the note of {ref}, version {version.number} (human)"])
-    if record.notes.status == "approved":
-        done.lines.append(
-            f"note version {record.notes.approved_version} stays published until: summarizer review notes approve {ref}"
-        )
-    else:
-        done.lines.append(f"to publish it: summarizer review notes approve {ref}")
-    return done
+    return reviewing.saved_by_hand(record, version.number, NOTE)
 
 
 def require_note_version(

@@ -22,38 +22,38 @@ from summarizer.core.store import Store
 
 @dataclass(frozen=True)
 class ReviewedKind:
-    """One kind of reviewed text, as the review sees it."""
+    """One kind of reviewed text, as the review sees it: where the record keeps it, and its words."""
 
     noun: str  # "summary", "note"
     of: Callable[[Record], Reviewed[Any]]  # where the record keeps its versions and review state
     none_label: str  # a paper's status when it has no version of this kind
-    lists_every_paper: bool  # an unfiltered listing shows papers without a version too
     counted: str  # what ``approve --all`` counts: "paper", "note"
     skipped_by: str  # the command that skips a rejected one
-    missing_hint: Callable[[str, str], str]  # (venue, paper) → what to run when there is nothing to approve
-    written_as: Callable[[str], str]  # a ref as a line names it: "ICML2026/1" or "the note of ICML2026/1"
+    approve_command: str  # the command that approves one
+    missing_hint: str  # what to run when there is nothing to approve ({venue}, {paper} filled in)
+    of_ref: str  # a ref as a line names it ({ref} filled in)
+
+    @property
+    def lists_every_paper(self) -> bool:
+        """An unfiltered listing of summaries shows papers without one too (it lists papers); of notes, not."""
+        return self.counted == "paper"
+
+    def written_as(self, ref: str) -> str:
+        return self.of_ref.format(ref=ref)
 
 
-SUMMARY = ReviewedKind(
-    noun="summary",
-    of=lambda record: record.summaries,
-    none_label="unsummarized",
-    lists_every_paper=True,
-    counted="paper",
-    skipped_by="summarize",
-    missing_hint=lambda venue, paper: f"see: summarizer review show {venue}/{paper}",
-    written_as=lambda ref: ref,
-)
-NOTE = ReviewedKind(
-    noun="note",
-    of=lambda record: record.notes,
-    none_label="no note",
-    lists_every_paper=False,
-    counted="note",
-    skipped_by="`notes`",
-    missing_hint=lambda venue, paper: f"write one: summarizer notes {venue} {paper}",
-    written_as=lambda ref: f"the note of {ref}",
-)
+def _summaries(record: Record) -> Reviewed[Any]:
+    return record.summaries
+
+
+def _notes(record: Record) -> Reviewed[Any]:
+    return record.notes
+
+
+SUMMARY = ReviewedKind("summary", _summaries, "unsummarized", "paper", "summarize", "review approve",
+                       "see: summarizer review show {venue}/{paper}", "{ref}")  # fmt: skip
+NOTE = ReviewedKind("note", _notes, "no note", "note", "`notes`", "review notes approve",
+                    "write one: summarizer notes {venue} {paper}", "the note of {ref}")  # fmt: skip
 
 
 def status_label(record: Record, kind: ReviewedKind) -> str:
@@ -96,7 +96,7 @@ def approvable(store: Store, venue_id: str, paper_ids: list[str], kind: Reviewed
     for paper_id in dict.fromkeys(paper_ids):  # a ref given twice is approved once
         record = store.load(venue_id, paper_id)
         if kind.of(record).current is None:
-            hint = kind.missing_hint(venue_id, paper_id)
+            hint = kind.missing_hint.format(venue=venue_id, paper=paper_id)
             raise NothingToApprove(f"{venue_id}/{paper_id} has no {kind.noun} to approve ({hint})")
         records.append(record)
     return records
@@ -117,6 +117,19 @@ def approve(store: Store, venue_id: str, records: list[Record] | None, kind: Rev
         )
     if everything:
         done.lines.append(f"{plural(len(records), kind.counted)} approved in {venue_id}")
+    return done
+
+
+def saved_by_hand(record: Record, number: int, kind: ReviewedKind) -> Done:
+    """What a person's edit did (version ``number`` saved) and what publishes it."""
+    reviewed, ref = kind.of(record), f"{record.venue}/{record.id}"
+    done = Done([f"saved {kind.written_as(ref)} version {number} (human)"])
+    publish = f"summarizer {kind.approve_command} {ref}"
+    if reviewed.status == "approved":
+        word = "version" if kind is SUMMARY else f"{kind.noun} version"  # a summary is the paper's own text
+        done.lines.append(f"{word} {reviewed.approved_version} stays published until: {publish}")
+    else:
+        done.lines.append(f"to publish it: {publish}")
     return done
 
 
