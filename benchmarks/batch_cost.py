@@ -34,7 +34,7 @@ def prepare(fetched: Path, work: Path) -> Path:
 
 def _usage(project: Path, venue: str) -> dict[str, Usage]:
     store = Store(load_settings(project / "config.yaml").outputs_dir)
-    return {r.id: r.usage for r in store.records(venue) if r.versions}
+    return {r.id: r.usage for r in store.records(venue) if r.summaries.versions}
 
 
 def rows(res: Any, bench: Any, project: Path, online_project: Path, provider: FakeOpenAI, venue: str, n: int) -> None:

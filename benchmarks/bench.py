@@ -440,7 +440,7 @@ def build_project(root: Path) -> Path:
             arxiv_id=f"2501.{i:05d}",
             abstract="We study a problem and propose a method that works well in our experiments.",
         )
-        record.add_version(
+        record.summaries.add_version(
             f"本文（编号 {i}）提出一种面向第 {i % 97} 类问题的新方法，通过把 attention 分解为局部与全局两部分并共享"
             " KV cache，在 LLaMA-7B 上把推理延迟降低 \\(2.1\\times\\)，同时在 LongBench 上保持与全注意力相当的准确率。",
             [VOCAB[i % len(VOCAB)], VOCAB[(i * 7 + 3) % len(VOCAB)]],
@@ -448,7 +448,7 @@ def build_project(root: Path) -> Path:
             "llm",
             model="bench-model",
         )
-        record.approve()
+        record.summaries.approve()
         store.save(record)
     return config
 

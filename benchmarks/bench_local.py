@@ -92,7 +92,7 @@ def validity(store: Store, venues: list[str]) -> tuple[int, int, int, list[str]]
             if not record.usage.llm_calls and "summarize" not in record.failures:
                 continue
             asked += 1
-            if record.current is not None:
+            if record.summaries.current is not None:
                 first += record.usage.llm_calls == 1
                 later += record.usage.llm_calls > 1
             else:

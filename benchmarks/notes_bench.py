@@ -97,8 +97,8 @@ def cost_rows(res: Any, config: Path, real_pdfs: Path, venue: str) -> None:
         (settings.cache_dir / relative).parent.mkdir(parents=True, exist_ok=True)
         (settings.cache_dir / relative).write_text(text.to_json(), encoding="utf-8")
         record = Record(venue=venue, id=pdf.stem.replace(".", "_"), title=text.title or pdf.stem)
-        record.add_version("本文提出一种方法，" * 12, ["LLM"], settings.fields[0].id, "llm")
-        record.approve()
+        record.summaries.add_version("本文提出一种方法，" * 12, ["LLM"], settings.fields[0].id, "llm")
+        record.summaries.approve()
         record.fetch = FetchState(text_path=relative)
         inputs.append(sum(estimate_tokens(m["content"]) for m in task.messages(record)) + schema)
     out = task.expected_output_tokens
