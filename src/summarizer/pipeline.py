@@ -1,8 +1,9 @@
 """A venue's run, in the order it happens: fetch → summarize → notes, then the preview site.
 
-The command line (``run``, ``summarize``, ``notes``), the demo and the desk call this module rather than the
-stages one by one, so the order and the locking live here once.  It prints nothing: each step returns its
-``Report`` and hands it to ``on_report`` as it finishes, so the caller can show it before the next step.
+The command line (``run``, ``fetch``, ``summarize``, ``notes``) and the demo call this module rather than the
+stages one by one, so the order lives here once.  (The desk works one paper at a time: its regenerate is the
+summarize stage's ``Regeneration``.)  It prints nothing: each step returns its ``Report`` and hands it to
+``on_report`` as it finishes, so the caller can show it before the next step.
 
 The stages are imported inside the steps: the command line's start-up (``--help``, ``review``,
 ``status``) does not pay for the model client's import.

@@ -45,8 +45,8 @@ TAGS_TYPE_ERROR = "tags must be a list, e.g. [LLM, 推理]"
 
 
 @dataclass
-class EditorResult:
-    """What the editor saved, and which version it started from."""
+class SummaryEdit:
+    """What the editor saved of a summary, and which version it started from."""
 
     summary: str
     tags: list[str]
@@ -158,7 +158,7 @@ def run_editor(
 
 def edit_in_editor(
     settings: Settings, store: Store, venue_id: str, paper_id: str, **options: Unpack[EditorOptions]
-) -> EditorResult | None:
+) -> SummaryEdit | None:
     """Open ``editor`` on the paper's current summary, tags and field; None when the editor changed nothing.
 
     Reads the record without the venue's lock: a person may keep the editor open for a long time.  Save
@@ -167,9 +167,9 @@ def edit_in_editor(
     record = store.load(venue_id, paper_id)
     number = record.summaries.current.number if record.summaries.current else None
 
-    def check(edited: str) -> EditorResult:
+    def check(edited: str) -> SummaryEdit:
         checked = _parse_edited(edited, settings)
-        return EditorResult(checked.summary, checked.tags, checked.field, number, checked.warnings)
+        return SummaryEdit(checked.summary, checked.tags, checked.field, number, checked.warnings)
 
     edit = Edit(_editor_text(settings, record), check, _with_errors)
     return run_editor(settings, venue_id, paper_id, edit, **options)
@@ -192,7 +192,7 @@ def _editor_text(settings: Settings, record: Record) -> str:
     return EDIT_HELP.format(title=clean_line(record.title), fields=", ".join(settings.field_ids())) + body
 
 
-def save_editor_result(settings: Settings, store: Store, venue_id: str, paper_id: str, result: EditorResult) -> Done:
+def save_editor_result(settings: Settings, store: Store, venue_id: str, paper_id: str, result: SummaryEdit) -> Done:
     """Save what the editor produced; call with the venue's lock held.
 
     When the paper got a new version while the editor was open (a regen, another

@@ -39,7 +39,9 @@ BLANK_NOTE = "".join(
 
 
 @dataclass
-class NoteEditResult:
+class NoteEdit:
+    """What the editor saved of a note, and which version it started from."""
+
     markdown: str
     base_version: int | None
     warnings: list[str] = dataclass_field(default_factory=list)
@@ -61,7 +63,7 @@ def _with_errors(edited: str, problems: list[str]) -> str:
 
 def edit_note_in_editor(
     settings: Settings, store: Store, venue_id: str, paper_id: str, **options: Unpack[EditorOptions]
-) -> NoteEditResult | None:
+) -> NoteEdit | None:
     """Open ``editor`` on the paper's newest note (a blank one when it has none); None when nothing changed.
 
     Read without the venue's lock; save the result under it with :func:`save_note_editor_result`.
@@ -70,9 +72,9 @@ def edit_note_in_editor(
     record = store.load(venue_id, paper_id)
     current = record.notes.current
 
-    def check(edited: str) -> NoteEditResult:
+    def check(edited: str) -> NoteEdit:
         checked = check_human_note(_edited_markdown(edited), current.header if current else None)
-        return NoteEditResult(checked.markdown, current.number if current else None, checked.warnings)
+        return NoteEdit(checked.markdown, current.number if current else None, checked.warnings)
 
     def with_errors(edited: str, problems: list[str]) -> str:
         return _with_errors(_edited_markdown(edited), problems)
@@ -81,9 +83,7 @@ def edit_note_in_editor(
     return run_editor(settings, venue_id, paper_id, Edit(text, check, with_errors, _edited_markdown), **options)
 
 
-def save_note_editor_result(
-    settings: Settings, store: Store, venue_id: str, paper_id: str, result: NoteEditResult
-) -> Done:
+def save_note_editor_result(settings: Settings, store: Store, venue_id: str, paper_id: str, result: NoteEdit) -> Done:
     """Save what the editor produced; call locked.  A note that changed meanwhile is not overwritten:
     the edited text is kept in a file and the error names it."""
     record = store.load(venue_id, paper_id)

@@ -49,13 +49,13 @@ class _AnswerBase(BaseModel):
         return tags
 
 
-def answer_model(settings: Settings) -> type[_AnswerBase]:
+def summary_answer_model(settings: Settings) -> type[_AnswerBase]:
     """The pydantic model of an answer; ``field`` is an enum of the configured field ids."""
-    return _answer_model(tuple(settings.field_ids()))
+    return _summary_answer_model(tuple(settings.field_ids()))
 
 
 @functools.lru_cache(maxsize=16)
-def _answer_model(field_ids: tuple[str, ...]) -> type[_AnswerBase]:
+def _summary_answer_model(field_ids: tuple[str, ...]) -> type[_AnswerBase]:
     field_type: Any = Literal[field_ids]
     return create_model("PaperSummary", __base__=_AnswerBase, field=(field_type, ...))
 
@@ -68,7 +68,7 @@ def response_schema(settings: Settings) -> dict[str, Any]:
 
 @functools.lru_cache(maxsize=16)
 def _response_schema_json(field_ids: tuple[str, ...]) -> str:
-    schema = _answer_model(field_ids).model_json_schema()
+    schema = _summary_answer_model(field_ids).model_json_schema()
 
     def clean(node: Any) -> Any:
         if isinstance(node, dict):
@@ -125,7 +125,7 @@ def parse_answer(raw: str, settings: Settings) -> CheckedSummary:
     """Raw model output → a checked summary, or ``TextRejected`` saying what is wrong, in words for the model."""
     data = json_object(raw, "summary, tags, field")
     try:
-        answer = answer_model(settings).model_validate(data)
+        answer = summary_answer_model(settings).model_validate(data)
     except ValidationError as exc:
         problems = validation_problems(exc, top="answer", special=functools.partial(_answer_problem, settings))
         raise TextRejected(problems) from None

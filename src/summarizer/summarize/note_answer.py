@@ -26,7 +26,7 @@ from summarizer.core.sanitize import clean_line, clean_text
 from summarizer.core.wording import validation_problems
 
 from .answer import json_object
-from .note_schema import answer_model
+from .note_schema import note_answer_model
 
 # Room kept for what the page adds to the model's sections (its header and 一句话总结): the sections
 # alone stay this far under the hard cap of a whole note.
@@ -144,7 +144,7 @@ def _rule_problems(data: dict[str, Any]) -> list[str]:
 def check_note(data: dict[str, Any], ratings: bool) -> CheckedNote:
     """A parsed answer (a dict of the schema's shape) checked; ``TextRejected`` listing every problem."""
     try:
-        answer = answer_model(ratings).model_validate(data)
+        answer = note_answer_model(ratings).model_validate(data)
     except ValidationError as exc:
         raise TextRejected(validation_problems(exc, top="answer", special=_special)) from None
     data = _cleaned(answer.model_dump())

@@ -91,7 +91,7 @@ class RatedNoteAnswer(NoteAnswer):
     ratings: Ratings
 
 
-def answer_model(ratings: bool) -> type[NoteAnswer]:
+def note_answer_model(ratings: bool) -> type[NoteAnswer]:
     return RatedNoteAnswer if ratings else NoteAnswer
 
 
@@ -119,7 +119,7 @@ def response_schema(ratings: bool) -> dict[str, Any]:
 @functools.lru_cache(maxsize=2)
 def _schema_json(ratings: bool) -> str:
     """A strict JSON schema: every object closed, every key required, no titles, defaults or bounds."""
-    schema = answer_model(ratings).model_json_schema()
+    schema = note_answer_model(ratings).model_json_schema()
 
     def clean(node: Any) -> Any:
         if isinstance(node, list):
