@@ -18,6 +18,8 @@ from stand_ins.static_site import StaticSite
 from summarizer.fetch.net import Deadline, _read_capped
 from summarizer.testing.pdfs import paper_pdf
 
+pytestmark = pytest.mark.slow  # each test waits out a real download deadline: `make test-all`
+
 TITLES = [
     "Sparse Attention for Long Context Language Models",
     "Diffusion Models Need Fewer Steps",
