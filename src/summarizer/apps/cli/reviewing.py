@@ -1,5 +1,7 @@
 """What ``review …`` and ``review notes …`` share: approving by refs or ``--all``, the reviewer's reason,
 and an edit in ``$EDITOR`` (the two commands differ in the kind of text, not in the steps).
+
+The review stage is imported inside each command, as in ``commands``: ``--help`` stays quick.
 """
 
 from __future__ import annotations
