@@ -45,7 +45,6 @@ def _kind(noun: str) -> ReviewedKind:
 
 def add_review_commands(group: click.Group, kind: KindCommands) -> None:
     """``show VENUE/ID``, ``approve VENUE/ID... | VENUE --all`` and ``reject VENUE/ID --reason TEXT`` for ``kind``."""
-    command = f"{group.name} approve" if group.name == "review" else f"review {group.name} approve"
 
     @group.command("show", help=kind.show.__doc__)
     @click.argument("ref", metavar="VENUE/ID")
@@ -60,7 +59,7 @@ def add_review_commands(group: click.Group, kind: KindCommands) -> None:
     @click.option("--all", "approve_all", is_flag=True, help="Approve everything of VENUE that waits for review.")
     @pass_ctx
     def approve_command(c: Context, refs: tuple[str, ...], approve_all: bool) -> None:
-        approve_refs(c, refs, approve_all, command=command, kind=_kind(kind.noun))
+        approve_refs(c, refs, approve_all, _kind(kind.noun))
 
     @group.command("reject", help=kind.reject_help)
     @click.argument("ref", metavar="VENUE/ID")
@@ -76,11 +75,12 @@ def add_review_commands(group: click.Group, kind: KindCommands) -> None:
             tell(reject(store, venue_id, paper, reason, _kind(kind.noun)).lines)
 
 
-def approve_refs(c: Context, refs: tuple[str, ...], approve_all: bool, *, command: str, kind: ReviewedKind) -> None:
+def approve_refs(c: Context, refs: tuple[str, ...], approve_all: bool, kind: ReviewedKind) -> None:
     """``VENUE --all``: everything of the venue that waits; else the named ``VENUE/ID``s, every venue locked and
     every ref checked before anything is saved (one bad ref approves nothing)."""
     from summarizer.review.reviewing import approvable, approve  # start-up: see the module doc
 
+    command = kind.approve_command
     if approve_all:
         if len(refs) != 1 or "/" in refs[0]:
             raise UsageError(f"with --all give one VENUE: summarizer {command} ICML2026 --all")
