@@ -189,7 +189,7 @@ class Desk:
             venue_id,
             paper,
             feedback,
-            as_seen=lambda: review.require_version(self.store, venue_id, paper, seen.version, status=seen.status),
+            as_seen=lambda: SUMMARY.as_seen(self.store, venue_id, paper, seen),
         )
         now = record.summaries.current
         return f"{venue_id}/{paper}: version {now.number if now else '?'} written, waiting for review"
